@@ -1,0 +1,39 @@
+package io.slidinglimiter.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.slidinglimiter.Decision;
+
+/**
+ * The outcome of one all-or-nothing decision over several limits: admitted only when every limit
+ * admitted, in which case each consumed; otherwise none consumed.
+ *
+ * @param allowed whether every limit admitted the call
+ * @param decisions one decision per limit, in the order they were asked for; when the call was
+ * rejected, each tells whether its own limit would have admitted it
+ */
+public record Decisions(boolean allowed, List<Decision> decisions) {
+
+    /**
+     * The decision of the limit at {@code index}, in the order asked.
+     * @param index the position of the limit
+     * @return its decision
+     */
+    public Decision get(int index) {
+        return this.decisions.get(index);
+    }
+
+    /**
+     * How long the caller should wait: the longest wait of the limits that rejected.
+     * @return {@link Duration#ZERO} when allowed
+     */
+    public Duration retryAfter() {
+        long longest = 0;
+        for (Decision decision : this.decisions) {
+            longest = Math.max(longest, decision.retryAfterMillis());
+        }
+        return Duration.ofMillis(longest);
+    }
+
+}

@@ -1,0 +1,34 @@
+package io.slidinglimiter.core;
+
+import java.util.Objects;
+
+/**
+ * One part of an all-or-nothing decision: {@code cost} permits of {@code limit} for {@code key}.
+ *
+ * @param limit the limit's definition
+ * @param key the counter key, not blank
+ * @param cost the permits to take, between 1 and the limit
+ */
+public record LimitRequest(LimitDefinition limit, String key, long cost) {
+
+    public LimitRequest {
+        check(limit, key, cost);
+    }
+
+    /**
+     * Checks the parts of a request without creating one.
+     * @param limit the limit's definition
+     * @param key the counter key
+     * @param cost the permits to take
+     * @throws IllegalArgumentException naming the bad value
+     */
+    public static void check(LimitDefinition limit, String key, long cost) {
+        Objects.requireNonNull(limit, "limit must not be null");
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("Limit '" + limit.name() + "': the key must not be "
+                    + ((key == null) ? "null" : "empty or blank"));
+        }
+        WindowCounter.checkCost(cost, limit.limit());
+    }
+
+}

@@ -1,0 +1,46 @@
+package io.slidinglimiter.core;
+
+import java.util.List;
+
+import io.slidinglimiter.Decision;
+
+/**
+ * Where counters live and decisions are made: in-process or in a shared store. Counters are
+ * addressed by limit name and key, so every definition of the same name counts in the same window.
+ * Implementations are thread-safe and take their time from a {@link TimeSource}.
+ */
+public interface RateLimitBackend {
+
+    /**
+     * Admits {@code cost} permits of {@code limit} for {@code key} if they fit.
+     * @param limit the limit's definition; its current {@code limit} applies
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the limit
+     * @return the decision
+     * @throws IllegalArgumentException for a blank key or a cost outside 1..limit
+     */
+    Decision tryAcquire(LimitDefinition limit, String key, long cost);
+
+    /**
+     * Admits the call only if every request fits; otherwise consumes from none.
+     * @param requests distinct (limit name, key) pairs
+     * @return the decisions, in the order of the requests
+     */
+    Decisions tryAcquireAll(List<LimitRequest> requests);
+
+    /**
+     * What a call of cost 1 would be told now, without consuming anything.
+     * @param limit the limit's definition
+     * @param key the counter key, not blank
+     * @return the decision that call would get
+     */
+    Decision peek(LimitDefinition limit, String key);
+
+    /**
+     * Forgets what {@code key} has used in {@code limit}.
+     * @param limit the limit's definition
+     * @param key the counter key, not blank
+     */
+    void reset(LimitDefinition limit, String key);
+
+}

@@ -1,0 +1,212 @@
+package io.slidinglimiter.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.slidinglimiter.Decision;
+
+/**
+ * The permits one key has used in one limit's window. Check and increment are one atomic step:
+ * a call is admitted when {@code used + cost <= limit}, and a rejected call consumes nothing.
+ * <p>
+ * The limit is passed to every decision rather than held, so a limit changed at run time applies
+ * on the next decision and keeps the counts. Times come from the caller (read once per decision);
+ * a time older than one already seen, as when two threads read the clock in one order and take the
+ * lock in the other, is counted at the newest time seen: never undercounted.
+ * <p>
+ * Each counter holds a lock for the few field updates of a decision; nothing else runs under it.
+ */
+public abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog {
+
+    private static final AtomicLong LOCK_ORDER = new AtomicLong();
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    /** Several counters are always locked in this order, so that all-or-nothing decisions cannot deadlock. */
+    private final long lockOrder = LOCK_ORDER.getAndIncrement();
+
+    final long windowMillis;
+
+    WindowCounter(long windowMillis) {
+        this.windowMillis = windowMillis;
+    }
+
+    /**
+     * Creates an empty counter for a definition.
+     * @param definition the limit's definition
+     * @param nowMillis the current time
+     * @return a sliding window counter or a sliding log, as the definition says
+     */
+    public static WindowCounter create(LimitDefinition definition, long nowMillis) {
+        return switch (definition.algorithm()) {
+            case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter(definition.windowMillis(),
+                    definition.subWindows(), nowMillis);
+            case SLIDING_LOG -> new SlidingLog(definition.windowMillis());
+        };
+    }
+
+    /**
+     * The window length this counter counts over.
+     * @return the window in milliseconds
+     */
+    public final long windowMillis() {
+        return this.windowMillis;
+    }
+
+    /**
+     * Whether this counter counts the way {@code definition} asks (same algorithm, window and
+     * sub-windows), so that it may keep counting for it.
+     * @param definition a limit's definition
+     * @return {@code true} if this counter can serve the definition
+     */
+    public abstract boolean countsFor(LimitDefinition definition);
+
+    /**
+     * Admits {@code cost} permits if they fit under {@code limit}, atomically.
+     * @param nowMillis the current time
+     * @param cost the permits this call takes, between 1 and {@code limit}
+     * @param limit the permits per window
+     * @return the decision
+     * @throws IllegalArgumentException if {@code cost} is not between 1 and {@code limit}
+     */
+    public final Decision tryAcquire(long nowMillis, long cost, long limit) {
+        checkCost(cost, limit);
+        this.lock.lock();
+        try {
+            advance(nowMillis);
+            long retryAfterMillis = retryAfterMillis(nowMillis, cost, limit);
+            if (retryAfterMillis == 0) {
+                add(nowMillis, cost);
+            }
+            return decision(nowMillis, limit, retryAfterMillis);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * What a call of cost 1 would be told now, without consuming anything.
+     * @param nowMillis the current time
+     * @param limit the permits per window
+     * @return the decision a call of cost 1 would get
+     */
+    public final Decision peek(long nowMillis, long limit) {
+        checkCost(1, limit);
+        this.lock.lock();
+        try {
+            advance(nowMillis);
+            return decision(nowMillis, limit, retryAfterMillis(nowMillis, 1, limit));
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Forgets every counted permit.
+     */
+    public final void reset() {
+        this.lock.lock();
+        try {
+            clear();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Admits each {@code costs[i]} into {@code counters[i]} under {@code limits[i]} only if every one
+     * of them fits; otherwise consumes from none. The decisions come back in the order given; when the
+     * call is rejected, each tells whether its own limit would have admitted it and what it holds.
+     * @param nowMillis the current time
+     * @param counters distinct counters
+     * @param costs the cost for each counter
+     * @param limits the limit for each counter
+     * @return the decisions, all-or-nothing
+     * @throws IllegalArgumentException if a counter appears twice or a cost does not fit its limit
+     */
+    public static Decisions tryAcquireAll(long nowMillis, WindowCounter[] counters, long[] costs, long[] limits) {
+        int count = counters.length;
+        if (costs.length != count || limits.length != count) {
+            throw new IllegalArgumentException("Expected one cost and one limit per counter");
+        }
+        for (int i = 0; i < count; i++) {
+            checkCost(costs[i], limits[i]);
+            for (int j = 0; j < i; j++) {
+                if (counters[i] == counters[j]) {
+                    throw new IllegalArgumentException(
+                            "The same counter appears twice in one decision: name each limit of a call once");
+                }
+            }
+        }
+        WindowCounter[] lockOrder = counters.clone();
+        Arrays.sort(lockOrder, (a, b) -> Long.compare(a.lockOrder, b.lockOrder));
+        int locked = 0;
+        try {
+            for (WindowCounter counter : lockOrder) {
+                counter.lock.lock();
+                locked++;
+            }
+            long[] retryAfterMillis = new long[count];
+            boolean allFit = true;
+            for (int i = 0; i < count; i++) {
+                counters[i].advance(nowMillis);
+                retryAfterMillis[i] = counters[i].retryAfterMillis(nowMillis, costs[i], limits[i]);
+                allFit &= retryAfterMillis[i] == 0;
+            }
+            List<Decision> decisions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                if (allFit) {
+                    counters[i].add(nowMillis, costs[i]);
+                }
+                decisions.add(counters[i].decision(nowMillis, limits[i], retryAfterMillis[i]));
+            }
+            return new Decisions(allFit, List.copyOf(decisions));
+        }
+        finally {
+            for (int i = locked - 1; i >= 0; i--) {
+                lockOrder[i].lock.unlock();
+            }
+        }
+    }
+
+    static void checkCost(long cost, long limit) {
+        if (cost <= 0) {
+            throw new IllegalArgumentException("cost must be greater than 0 but was " + cost);
+        }
+        if (cost > limit) {
+            throw new IllegalArgumentException("cost " + cost + " exceeds the limit of " + limit
+                    + " permits per window: such a call could never be admitted");
+        }
+    }
+
+    private Decision decision(long nowMillis, long limit, long retryAfterMillis) {
+        long remaining = Math.max(0, limit - used());
+        return new Decision(retryAfterMillis == 0, limit, remaining, retryAfterMillis, resetAfterMillis(nowMillis));
+    }
+
+    // The methods below run with the lock held.
+
+    /** Moves the window up to {@code nowMillis}, dropping the permits that expired. */
+    abstract void advance(long nowMillis);
+
+    /** Permits counted in the window as of the last {@link #advance}. */
+    abstract long used();
+
+    /** Zero when {@code cost} fits now; else the exact time until enough permits expire for it to fit. */
+    abstract long retryAfterMillis(long nowMillis, long cost, long limit);
+
+    /** Counts {@code cost} permits at the current time. */
+    abstract void add(long nowMillis, long cost);
+
+    /** The time until every counted permit has expired; zero when none is counted. */
+    abstract long resetAfterMillis(long nowMillis);
+
+    abstract void clear();
+
+}

@@ -1,0 +1,124 @@
+package io.slidinglimiter.local;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import org.junit.jupiter.api.Test;
+
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.ManualTimeSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Many threads hammer the same counters on a frozen clock: exactly the limit gets through.
+ */
+class LocalBackendConcurrencyTest {
+
+    private static final int THREADS = 8;
+
+    private static final int ATTEMPTS_PER_THREAD = 100_000;
+
+    private final ManualTimeSource frozen = new ManualTimeSource(1_700_000_000_000L);
+
+    private final LocalBackend backend = new LocalBackend(this.frozen, 100_000);
+
+    @Test
+    void oneKeyAdmitsExactlyTheLimit() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("hot", 1_000, Duration.ofSeconds(1), 10);
+        long admitted = hammer(attempt -> this.backend.tryAcquire(limit, "one-key", 1).allowed() ? 1 : 0);
+        assertThat(admitted).isEqualTo(1_000);
+    }
+
+    @Test
+    void oneKeyOfTheSlidingLogAdmitsExactlyTheLimit() throws Exception {
+        LimitDefinition limit = new LimitDefinition("hot-log", 1_000, Duration.ofSeconds(1), 1, Algorithm.SLIDING_LOG);
+        long admitted = hammer(attempt -> this.backend.tryAcquire(limit, "one-key", 1).allowed() ? 1 : 0);
+        assertThat(admitted).isEqualTo(1_000);
+    }
+
+    @Test
+    void manyKeysEachAdmitExactlyTheLimit() throws Exception {
+        int keys = 100;
+        LimitDefinition limit = LimitDefinition.of("many", 1_000, Duration.ofSeconds(1), 10);
+        AtomicLongArray perKey = new AtomicLongArray(keys);
+        hammer(attempt -> {
+            int key = attempt % keys;
+            if (this.backend.tryAcquire(limit, "key-" + key, 1).allowed()) {
+                perKey.incrementAndGet(key);
+            }
+            return 0;
+        });
+        for (int key = 0; key < keys; key++) {
+            assertThat(perKey.get(key)).as("key-%d", key).isEqualTo(1_000);
+        }
+    }
+
+    @Test
+    void allOrNothingDecisionsStayExactUnderContention() throws Exception {
+        // Each call takes one permit of its user's limit and one of a shared limit, all-or-nothing.
+        LimitDefinition perUser = LimitDefinition.of("per-user", 300, Duration.ofSeconds(1), 10);
+        LimitDefinition global = LimitDefinition.of("global", 1_000, Duration.ofSeconds(1), 10);
+        AtomicLongArray perUserAdmitted = new AtomicLongArray(THREADS);
+        long admitted = hammer(attempt -> {
+            int user = attempt % THREADS;
+            boolean allowed = this.backend.tryAcquireAll(List.of(new LimitRequest(perUser, "user-" + user, 1),
+                    new LimitRequest(global, "all", 1))).allowed();
+            if (allowed) {
+                perUserAdmitted.incrementAndGet(user);
+            }
+            return allowed ? 1 : 0;
+        });
+        assertThat(admitted).isEqualTo(1_000);
+        long sum = 0;
+        for (int user = 0; user < THREADS; user++) {
+            assertThat(perUserAdmitted.get(user)).isLessThanOrEqualTo(300);
+            assertThat(this.backend.peek(perUser, "user-" + user).remaining()).isEqualTo(300 - perUserAdmitted.get(user));
+            sum += perUserAdmitted.get(user);
+        }
+        assertThat(sum).isEqualTo(1_000);
+    }
+
+    interface Attempt {
+        long run(int attempt);
+    }
+
+    private long hammer(Attempt attempt) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Long>> results = new ArrayList<>();
+            for (int thread = 0; thread < THREADS; thread++) {
+                int offset = thread;
+                Callable<Long> worker = () -> {
+                    start.await();
+                    long sum = 0;
+                    for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+                        sum += attempt.run(i + offset);
+                    }
+                    return sum;
+                };
+                results.add(pool.submit(worker));
+            }
+            start.countDown();
+            long total = 0;
+            for (Future<Long> result : results) {
+                total += result.get();
+            }
+            return total;
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+}

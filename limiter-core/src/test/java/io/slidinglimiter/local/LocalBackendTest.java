@@ -1,0 +1,161 @@
+package io.slidinglimiter.local;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.ManualTimeSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class LocalBackendTest {
+
+    private final ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
+
+    private final LocalBackend backend = new LocalBackend(this.time, 10_000, Runnable::run);
+
+    private final LimitDefinition login = LimitDefinition.of("login", 5, Duration.ofMinutes(1), 12);
+
+    private final LimitDefinition api = LimitDefinition.of("api", 3, Duration.ofSeconds(1), 10);
+
+    @Test
+    void eachKeyHasItsOwnCounter() {
+        assertThat(admitted(this.login, "alice", 10)).isEqualTo(5);
+        assertThat(admitted(this.login, "bob", 10)).isEqualTo(5);
+    }
+
+    @Test
+    void limitsOfDifferentNamesNeverShareACounterForTheSameKey() {
+        assertThat(admitted(this.login, "alice", 10)).isEqualTo(5);
+        assertThat(admitted(this.api, "alice", 10)).isEqualTo(3);
+    }
+
+    @Test
+    void definitionsOfTheSameNameShareTheirCounter() {
+        LimitDefinition sameNameElsewhere = LimitDefinition.of("login", 5, Duration.ofMinutes(1), 12);
+        this.backend.tryAcquire(this.login, "alice", 3);
+        assertThat(this.backend.tryAcquire(sameNameElsewhere, "alice", 1).remaining()).isEqualTo(1);
+    }
+
+    @Test
+    void theWindowSlidesWithTheTimeSource() {
+        assertThat(admitted(this.api, "k", 5)).isEqualTo(3);
+        Decision rejected = this.backend.tryAcquire(this.api, "k", 1);
+        assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        this.time.advance(Duration.ofMillis(999));
+        assertThat(this.backend.tryAcquire(this.api, "k", 1).allowed()).isFalse();
+        this.time.advanceMillis(1);
+        assertThat(this.backend.tryAcquire(this.api, "k", 1).allowed()).isTrue();
+    }
+
+    @Test
+    void aLimitChangedAtRunTimeAppliesOnTheNextDecisionAndKeepsTheCounts() {
+        assertThat(admitted(this.login, "alice", 4)).isEqualTo(4);
+        LimitDefinition raised = this.login.withLimit(6);
+        assertThat(this.backend.tryAcquire(raised, "alice", 1).remaining()).isEqualTo(1);
+        LimitDefinition lowered = this.login.withLimit(3);
+        Decision decision = this.backend.tryAcquire(lowered, "alice", 1);
+        assertThat(decision.allowed()).isFalse();
+        assertThat(decision.limit()).isEqualTo(3);
+    }
+
+    @Test
+    void aNewWindowOrAlgorithmStartsAFreshCounter() {
+        assertThat(admitted(this.login, "alice", 5)).isEqualTo(5);
+        LimitDefinition longer = LimitDefinition.of("login", 5, Duration.ofMinutes(2), 12);
+        assertThat(admitted(longer, "alice", 5)).isEqualTo(5);
+        LimitDefinition exact = new LimitDefinition("login", 5, Duration.ofMinutes(2), 12, Algorithm.SLIDING_LOG);
+        assertThat(admitted(exact, "alice", 5)).isEqualTo(5);
+        assertThat(this.backend.tryAcquire(exact, "alice", 1).allowed()).isFalse();
+    }
+
+    @Test
+    void peekConsumesNothingAndResetForgetsTheKey() {
+        assertThat(this.backend.peek(this.login, "alice").remaining()).isEqualTo(5);
+        this.backend.tryAcquire(this.login, "alice", 5);
+        Decision peeked = this.backend.peek(this.login, "alice");
+        assertThat(peeked.allowed()).isFalse();
+        assertThat(peeked.remaining()).isZero();
+        assertThat(peeked.retryAfter()).isEqualTo(Duration.ofSeconds(60));
+        this.backend.reset(this.login, "alice");
+        assertThat(this.backend.peek(this.login, "alice").remaining()).isEqualTo(5);
+        assertThat(admitted(this.login, "alice", 6)).isEqualTo(5);
+    }
+
+    @Test
+    void aCallRejectedByOneLimitConsumesFromNone() {
+        LimitDefinition perUser = LimitDefinition.of("per-user", 10, Duration.ofSeconds(1), 10);
+        LimitDefinition global = LimitDefinition.of("global", 2, Duration.ofSeconds(1), 10);
+        List<LimitRequest> call = List.of(new LimitRequest(perUser, "alice", 1), new LimitRequest(global, "all", 1));
+        assertThat(this.backend.tryAcquireAll(call).allowed()).isTrue();
+        assertThat(this.backend.tryAcquireAll(call).allowed()).isTrue();
+        Decisions third = this.backend.tryAcquireAll(call);
+        assertThat(third.allowed()).isFalse();
+        assertThat(third.get(0).allowed()).as("per-user alone would admit").isTrue();
+        assertThat(third.get(1).allowed()).isFalse();
+        assertThat(third.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        // per-user consumed 2, not 3.
+        assertThat(this.backend.peek(perUser, "alice").remaining()).isEqualTo(8);
+    }
+
+    @Test
+    void theSameLimitAndKeyTwiceInOneCallIsRefused() {
+        LimitRequest request = new LimitRequest(this.login, "alice", 1);
+        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquireAll(List.of(request, request)))
+                .withMessageContaining("appears twice");
+        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquireAll(List.of()))
+                .withMessageContaining("at least one limit");
+        assertThat(this.backend.peek(this.login, "alice").remaining()).isEqualTo(5);
+    }
+
+    @Test
+    void badKeysAndCostsAreRefusedWithTheValueNamedAndConsumeNothing() {
+        this.backend.tryAcquire(this.login, "alice", 2);
+        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, null, 1))
+                .withMessage("Limit 'login': the key must not be null");
+        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, "", 1))
+                .withMessage("Limit 'login': the key must not be empty or blank");
+        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, " \t", 1))
+                .withMessage("Limit 'login': the key must not be empty or blank");
+        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", 0))
+                .withMessage("cost must be greater than 0 but was 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", -1))
+                .withMessage("cost must be greater than 0 but was -1");
+        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", 6))
+                .withMessageContaining("cost 6 exceeds the limit of 5 permits per window");
+        assertThatIllegalArgumentException().isThrownBy(() -> new LimitRequest(this.login, "alice", 6))
+                .withMessageContaining("cost 6 exceeds the limit of 5");
+        assertThat(this.backend.peek(this.login, "alice").remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void maxKeysMustBePositive() {
+        assertThatIllegalArgumentException().isThrownBy(() -> new LocalBackend(this.time, 0))
+                .withMessage("max-keys must be greater than 0 but was 0");
+    }
+
+    @Test
+    void oddKeysAreDistinctCounters() {
+        String huge = "k".repeat(10_000);
+        List<String> keys = List.of(huge, huge + "x", "ключ", "鍵", "a\u0000b", "a\nb", "login:alice", "{alice}");
+        for (String key : keys) {
+            assertThat(admitted(this.login, key, 6)).as(key.length() > 20 ? "huge" : key).isEqualTo(5);
+        }
+    }
+
+    private long admitted(LimitDefinition limit, String key, int calls) {
+        long admitted = 0;
+        for (int i = 0; i < calls; i++) {
+            admitted += this.backend.tryAcquire(limit, key, 1).allowed() ? 1 : 0;
+        }
+        return admitted;
+    }
+
+}
