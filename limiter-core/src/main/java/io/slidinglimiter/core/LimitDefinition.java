@@ -3,6 +3,8 @@ package io.slidinglimiter.core;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.slidinglimiter.core.InvalidLimitException.Field;
+
 /**
  * A named limit: {@code limit} permits per {@code window}, counted in {@code subWindows} slots by
  * {@code algorithm}. Immutable and validated on construction; a change of limit at run time is a
@@ -17,6 +19,7 @@ import java.util.Objects;
  * @param subWindows the number of slots the window is cut into, 1 to 3600; the window must divide
  * into that many whole milliseconds
  * @param algorithm the counting algorithm
+ * @throws InvalidLimitException naming the value that is wrong
  */
 public record LimitDefinition(String name, long limit, Duration window, int subWindows, Algorithm algorithm) {
 
@@ -25,11 +28,11 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
 
     public LimitDefinition {
         if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("A limit needs a name, but it was " + (name == null ? "null" : "blank"));
+            throw new InvalidLimitException(Field.NAME, "A limit needs a name, but it was " + (name == null ? "null" : "blank"));
         }
         Objects.requireNonNull(algorithm, () -> "Limit '" + name + "': algorithm must not be null");
         if (limit <= 0) {
-            throw new IllegalArgumentException("Limit '" + name + "': limit must be greater than 0 but was " + limit);
+            throw new InvalidLimitException(Field.LIMIT, "Limit '" + name + "': limit must be greater than 0 but was " + limit);
         }
         Objects.requireNonNull(window, () -> "Limit '" + name + "': window must not be null");
         checkGeometry("Limit '" + name + "'", window, subWindows);
@@ -77,10 +80,10 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
 
     static void checkGeometry(String subject, Duration window, int subWindows) {
         if (window.isNegative() || window.isZero()) {
-            throw new IllegalArgumentException(subject + ": window must be positive but was " + window);
+            throw new InvalidLimitException(Field.WINDOW, subject + ": window must be positive but was " + window);
         }
         if (window.toNanosPart() % 1_000_000 != 0) {
-            throw new IllegalArgumentException(
+            throw new InvalidLimitException(Field.WINDOW,
                     subject + ": window " + window + " is not a whole number of milliseconds");
         }
         checkGeometry(subject, window.toMillis(), subWindows);
@@ -88,15 +91,15 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
 
     static void checkGeometry(String subject, long windowMillis, int subWindows) {
         if (windowMillis <= 0) {
-            throw new IllegalArgumentException(
+            throw new InvalidLimitException(Field.WINDOW,
                     subject + ": window must be positive but was " + windowMillis + "ms");
         }
         if (subWindows < 1 || subWindows > MAX_SUB_WINDOWS) {
-            throw new IllegalArgumentException(subject + ": sub-windows must be between 1 and "
+            throw new InvalidLimitException(Field.SUB_WINDOWS, subject + ": sub-windows must be between 1 and "
                     + MAX_SUB_WINDOWS + " but was " + subWindows);
         }
         if (windowMillis % subWindows != 0) {
-            throw new IllegalArgumentException(subject + ": window " + windowMillis
+            throw new InvalidLimitException(Field.WINDOW, subject + ": window " + windowMillis
                     + "ms cannot be cut into " + subWindows + " sub-windows of whole milliseconds: use a window"
                     + " that is a multiple of " + subWindows + "ms or another number of sub-windows");
         }

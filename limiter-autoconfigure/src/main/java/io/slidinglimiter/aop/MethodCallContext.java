@@ -1,0 +1,50 @@
+package io.slidinglimiter.aop;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+
+import io.slidinglimiter.expression.CallEvaluationContext;
+import io.slidinglimiter.expression.LimiterExpressionParser;
+
+/**
+ * The variables of one annotated call: its parameters by name and position, then {@code #request},
+ * {@code #principal}, {@code #method} and {@code #args}. A parameter named like one of those wins.
+ */
+final class MethodCallContext extends CallEvaluationContext {
+
+    private final Method method;
+
+    private final Object[] args;
+
+    private final Map<String, Integer> parameterIndex;
+
+    private final Object request;
+
+    private final Object principal;
+
+    MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
+            Map<String, Integer> parameterIndex, Object request, Object principal) {
+        super(parser);
+        this.method = method;
+        this.args = args;
+        this.parameterIndex = parameterIndex;
+        this.request = request;
+        this.principal = principal;
+    }
+
+    @Override
+    public Object lookupVariable(String name) {
+        Integer index = this.parameterIndex.get(name);
+        if (index != null) {
+            return this.args[index];
+        }
+        return switch (name) {
+            case "request" -> this.request;
+            case "principal" -> this.principal;
+            case "method" -> this.method;
+            case "args" -> this.args;
+            default -> null;
+        };
+    }
+
+}

@@ -1,0 +1,271 @@
+package io.slidinglimiter.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.stream.Collectors;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.util.ClassUtils;
+
+import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.annotation.RateLimits;
+import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException;
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.InvalidLimitException;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.expression.InvalidExpressionException;
+import io.slidinglimiter.expression.KeyExpression;
+import io.slidinglimiter.expression.LimiterExpressionParser;
+
+/**
+ * Resolves the {@code @RateLimited} annotations of a method once: finds them (on the method, else
+ * on its type for public methods), decides each limit's definition (configuration first, then the
+ * inline attributes), parses and checks its expressions, and caches the result.
+ */
+public final class RateLimitedOperationSource {
+
+    private static final Set<String> CALL_VARIABLES = Set.of("request", "principal", "method", "args");
+
+    private final LimitRegistry registry;
+
+    private final Set<String> configuredLimits;
+
+    private final int defaultSubWindows;
+
+    private final LimiterExpressionParser parser;
+
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+    private final ConcurrentMap<MethodClassKey, Optional<RateLimitedOperation>> operations = new ConcurrentHashMap<>();
+
+    /** The class that first used each default name ({@code SimpleClassName.method}). */
+    private final ConcurrentMap<String, String> defaultNameOwners = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the source.
+     * @param registry the application's limits; inline definitions are added to it
+     * @param configuredLimits the names under {@code limiter.limits}, which win over inline attributes
+     * @param defaultSubWindows the sub-windows of an inline limit that does not say
+     * @param parser the expression parser
+     */
+    public RateLimitedOperationSource(LimitRegistry registry, Set<String> configuredLimits, int defaultSubWindows,
+            LimiterExpressionParser parser) {
+        this.registry = registry;
+        this.configuredLimits = Set.copyOf(configuredLimits);
+        this.defaultSubWindows = defaultSubWindows;
+        this.parser = parser;
+    }
+
+    /**
+     * Whether a call of {@code method} on {@code targetClass} is rate-limited.
+     * @param method the method called
+     * @param targetClass the class of the object called, or null
+     * @return {@code true} if it carries {@code @RateLimited}, directly or through its type
+     */
+    public boolean isRateLimited(Method method, Class<?> targetClass) {
+        return !findAnnotations(specificMethod(method, targetClass), targetClass).isEmpty();
+    }
+
+    /**
+     * The operation of a method, resolved on first use and cached.
+     * @param method the method called
+     * @param targetClass the class of the object called, or null
+     * @return the operation, or null if the method is not rate-limited
+     * @throws InvalidLimiterConfigurationException if its annotations cannot work
+     */
+    public RateLimitedOperation operationFor(Method method, Class<?> targetClass) {
+        MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+        Optional<RateLimitedOperation> operation = this.operations.get(cacheKey);
+        if (operation == null) {
+            operation = this.operations.computeIfAbsent(cacheKey,
+                    (key) -> Optional.ofNullable(resolve(method, targetClass)));
+        }
+        return operation.orElse(null);
+    }
+
+    private RateLimitedOperation resolve(Method method, Class<?> targetClass) {
+        Method specific = specificMethod(method, targetClass);
+        Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : specific.getDeclaringClass());
+        List<RateLimited> annotations = findAnnotations(specific, userClass);
+        if (annotations.isEmpty()) {
+            return null;
+        }
+        String description = "@RateLimited on " + userClass.getName() + "." + specific.getName() + "("
+                + Arrays.stream(specific.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", "))
+                + ")";
+        Map<String, Integer> parameterIndex = parameterIndex(specific);
+        Set<String> variables = new HashSet<>(CALL_VARIABLES);
+        variables.addAll(parameterIndex.keySet());
+        List<LimitOperation> limits = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        List<InvalidLimiterConfigurationException.Problem> problems = new ArrayList<>();
+        for (RateLimited annotation : annotations) {
+            try {
+                LimitOperation limit = limitOperation(annotation, specific, userClass, description, variables);
+                if (!names.add(limit.limitName())) {
+                    throw problem(description, "limit '" + limit.limitName() + "' is applied twice",
+                            "Apply each limit once per method.");
+                }
+                limits.add(limit);
+            }
+            catch (InvalidLimiterConfigurationException ex) {
+                problems.addAll(ex.getProblems());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidLimiterConfigurationException(problems);
+        }
+        return new RateLimitedOperation(description, limits, parameterIndex);
+    }
+
+    private LimitOperation limitOperation(RateLimited annotation, Method method, Class<?> userClass,
+            String description, Set<String> variables) {
+        String name = limitName(annotation, method, userClass, description);
+        LimitDefinition definition = definition(name, annotation, description);
+        KeyExpression key = new KeyExpression(expression(annotation.key(), "key", description, variables),
+                description);
+        Expression condition = expression(annotation.condition(), "condition", description, variables);
+        String cost = annotation.cost().trim();
+        if (cost.matches("\\d{1,18}")) {
+            long constantCost = Long.parseLong(cost);
+            if (constantCost < 1 || constantCost > definition.limit()) {
+                throw problem(description, "cost " + constantCost + " of limit '" + name
+                        + "' is outside 1.." + definition.limit() + ", so no call could ever be admitted",
+                        "Set cost to a number between 1 and the limit, or to an expression.");
+            }
+            return new LimitOperation(name, key, constantCost, null, condition);
+        }
+        return new LimitOperation(name, key, 0, expression(cost, "cost", description, variables), condition);
+    }
+
+    private String limitName(RateLimited annotation, Method method, Class<?> userClass, String description) {
+        String name = annotation.name().trim();
+        String value = annotation.value().trim();
+        if (!name.isEmpty() && !value.isEmpty() && !name.equals(value)) {
+            throw problem(description, "name '" + name + "' and value '" + value + "' disagree",
+                    "Set either name or value, not both.");
+        }
+        if (!name.isEmpty() || !value.isEmpty()) {
+            return name.isEmpty() ? value : name;
+        }
+        String defaultName = userClass.getSimpleName() + "." + method.getName();
+        String owner = this.defaultNameOwners.putIfAbsent(defaultName, userClass.getName());
+        if (owner != null && !owner.equals(userClass.getName())) {
+            throw problem(description, "its default limit name '" + defaultName + "' is also the default name of "
+                    + owner + "." + method.getName() + ", and the two would share counters",
+                    "Give one of the two limits a name with @RateLimited(name = \"...\").");
+        }
+        return defaultName;
+    }
+
+    private LimitDefinition definition(String name, RateLimited annotation, String description) {
+        if (this.configuredLimits.contains(name)) {
+            return this.registry.get(name);
+        }
+        boolean hasLimit = annotation.limit() != -1;
+        boolean hasWindow = !annotation.window().isBlank();
+        if (!hasLimit && !hasWindow) {
+            Optional<LimitDefinition> elsewhere = this.registry.find(name);
+            if (elsewhere.isPresent()) {
+                return elsewhere.get();
+            }
+            throw problem(description, "no limit is named '" + name + "'",
+                    "Define limiter.limits." + name + ".limit and .window, or set limit and window on the"
+                            + " annotation.");
+        }
+        if (!hasLimit || !hasWindow) {
+            throw problem(description, "limit '" + name + "' sets " + (hasLimit ? "limit but not window"
+                    : "window but not limit"), "Set both limit and window, or define limiter.limits." + name + ".");
+        }
+        Duration window;
+        try {
+            window = DurationStyle.detectAndParse(annotation.window().trim());
+        }
+        catch (IllegalArgumentException ex) {
+            throw problem(description, "window '" + annotation.window() + "' of limit '" + name
+                    + "' is not a duration", "Write the window like 1s, 500ms, 1m or PT1H.");
+        }
+        int subWindows = (annotation.subWindows() == -1) ? this.defaultSubWindows : annotation.subWindows();
+        try {
+            return this.registry.register(new LimitDefinition(name, annotation.limit(), window, subWindows,
+                    Algorithm.SLIDING_WINDOW_COUNTER));
+        }
+        catch (InvalidLimitException ex) {
+            throw problem(description, ex.getMessage(), switch (ex.getField()) {
+                case LIMIT -> "Set limit to a number of permits greater than 0.";
+                case SUB_WINDOWS -> "Set subWindows between 1 and " + LimitDefinition.MAX_SUB_WINDOWS + ".";
+                default -> "Use a positive window that divides into the sub-windows in whole milliseconds.";
+            });
+        }
+        catch (IllegalStateException ex) {
+            throw problem(description, ex.getMessage(),
+                    "Give every inline definition of a name the same values, or define it once under"
+                            + " limiter.limits." + name + ".");
+        }
+    }
+
+    private Expression expression(String source, String attribute, String description, Set<String> variables) {
+        if (source == null || source.isBlank()) {
+            return null;
+        }
+        try {
+            return this.parser.parse(source, variables);
+        }
+        catch (InvalidExpressionException ex) {
+            throw problem(description, attribute + " expression " + ex.getMessage(),
+                    "Refer to the method's parameters by name (compile with -parameters) or as #p0, #a0;"
+                            + " or to #request, #principal, #method, #args and existing @beans.");
+        }
+    }
+
+    private Map<String, Integer> parameterIndex(Method method) {
+        Map<String, Integer> index = new HashMap<>();
+        String[] names = this.parameterNames.getParameterNames(method);
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            index.put("p" + i, i);
+            index.put("a" + i, i);
+            if (names != null) {
+                index.putIfAbsent(names[i], i);
+            }
+        }
+        return index;
+    }
+
+    private static List<RateLimited> findAnnotations(Method method, Class<?> targetClass) {
+        List<RateLimited> onMethod = List.copyOf(
+                AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class, RateLimits.class));
+        if (!onMethod.isEmpty() || targetClass == null || !Modifier.isPublic(method.getModifiers())
+                || method.getDeclaringClass() == Object.class) {
+            return onMethod;
+        }
+        return List.copyOf(AnnotatedElementUtils.findMergedRepeatableAnnotations(ClassUtils.getUserClass(targetClass),
+                RateLimited.class, RateLimits.class));
+    }
+
+    private static Method specificMethod(Method method, Class<?> targetClass) {
+        return (targetClass != null) ? AopUtils.getMostSpecificMethod(method, targetClass) : method;
+    }
+
+    private static InvalidLimiterConfigurationException problem(String subject, String reason, String action) {
+        return new InvalidLimiterConfigurationException(subject, reason, action);
+    }
+
+}

@@ -1,0 +1,90 @@
+package io.slidinglimiter.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException.Problem;
+import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
+import io.slidinglimiter.core.InvalidLimitException;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
+
+/**
+ * Turns {@code limiter.*} properties into limit definitions, reporting every bad value by the
+ * property that holds it.
+ */
+final class ConfiguredLimits {
+
+    private ConfiguredLimits() {
+    }
+
+    static LimitRegistry registry(LimiterProperties properties) {
+        List<Problem> problems = new ArrayList<>();
+        int defaultSubWindows = properties.getDefaultSubWindows();
+        if (defaultSubWindows < 1 || defaultSubWindows > LimitDefinition.MAX_SUB_WINDOWS) {
+            problems.add(new Problem("limiter.default-sub-windows", "must be between 1 and "
+                    + LimitDefinition.MAX_SUB_WINDOWS + " but was " + defaultSubWindows,
+                    "Set limiter.default-sub-windows between 1 and " + LimitDefinition.MAX_SUB_WINDOWS
+                            + " (10 is the default)."));
+        }
+        if (properties.getLocal().getMaxKeys() <= 0) {
+            problems.add(new Problem("limiter.local.max-keys", "must be greater than 0 but was "
+                    + properties.getLocal().getMaxKeys(), "Set limiter.local.max-keys to the most counters"
+                            + " to keep in memory, for example 1000000."));
+        }
+        if (properties.getBackend() == Backend.REDIS) {
+            problems.add(redisUnavailable("limiter.backend"));
+        }
+        LimitRegistry registry = new LimitRegistry();
+        for (Map.Entry<String, LimiterProperties.Limit> entry : properties.getLimits().entrySet()) {
+            definition(entry.getKey(), entry.getValue(), defaultSubWindows, problems, registry);
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidLimiterConfigurationException(problems);
+        }
+        return registry;
+    }
+
+    private static void definition(String name, LimiterProperties.Limit limit, int defaultSubWindows,
+            List<Problem> problems, LimitRegistry registry) {
+        String prefix = "limiter.limits." + name;
+        if (limit.getBackend() == Backend.REDIS) {
+            problems.add(redisUnavailable(prefix + ".backend"));
+        }
+        if (limit.getLimit() == null) {
+            problems.add(new Problem(prefix + ".limit", "is missing",
+                    "Set " + prefix + ".limit to the permits per window, for example 100."));
+        }
+        if (limit.getWindow() == null) {
+            problems.add(new Problem(prefix + ".window", "is missing",
+                    "Set " + prefix + ".window to the window length, for example 1s, 1m or PT1H."));
+        }
+        if (limit.getLimit() == null || limit.getWindow() == null) {
+            return;
+        }
+        int subWindows = (limit.getSubWindows() != null) ? limit.getSubWindows() : defaultSubWindows;
+        try {
+            registry.register(new LimitDefinition(name, limit.getLimit(), limit.getWindow(), subWindows,
+                    limit.getAlgorithm()));
+        }
+        catch (InvalidLimitException ex) {
+            problems.add(switch (ex.getField()) {
+                case LIMIT -> new Problem(prefix + ".limit", ex.getMessage(),
+                        "Set " + prefix + ".limit to a number of permits greater than 0.");
+                case SUB_WINDOWS -> new Problem(prefix + ".sub-windows", ex.getMessage(), "Set " + prefix
+                        + ".sub-windows between 1 and " + LimitDefinition.MAX_SUB_WINDOWS + ".");
+                case WINDOW -> new Problem(prefix + ".window", ex.getMessage(), "Set " + prefix
+                        + ".window to a positive duration that divides into " + subWindows
+                        + " sub-windows of whole milliseconds, or change " + prefix + ".sub-windows.");
+                case NAME -> new Problem(prefix, ex.getMessage(), "Give the limit a non-blank name.");
+            });
+        }
+    }
+
+    private static Problem redisUnavailable(String property) {
+        return new Problem(property, "is redis, but this version of Sliding Limiter has no Redis backend yet",
+                "Set " + property + " to local.");
+    }
+
+}

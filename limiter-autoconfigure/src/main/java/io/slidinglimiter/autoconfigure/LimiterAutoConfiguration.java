@@ -1,0 +1,48 @@
+package io.slidinglimiter.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.local.LocalBackend;
+
+/**
+ * Sliding Limiter's core beans: the limits from {@code limiter.limits}, the backend that counts
+ * and the {@link RateLimiters} facade. Each may be replaced by a bean of the same type.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LimiterProperties.class)
+public class LimiterAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    TimeSource limiterTimeSource() {
+        return TimeSource.monotonic();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LimitRegistry limitRegistry(LimiterProperties properties) {
+        return ConfiguredLimits.registry(properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitBackend rateLimitBackend(LimiterProperties properties, TimeSource limiterTimeSource) {
+        return new LocalBackend(limiterTimeSource, properties.getLocal().getMaxKeys());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimiters rateLimiters(LimitRegistry limitRegistry, RateLimitBackend rateLimitBackend) {
+        return new RateLimiters(limitRegistry, rateLimitBackend);
+    }
+
+}

@@ -1,0 +1,312 @@
+package io.slidinglimiter.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import io.slidinglimiter.core.Algorithm;
+
+/**
+ * Configuration of Sliding Limiter, under {@code limiter}.
+ */
+@ConfigurationProperties("limiter")
+public class LimiterProperties {
+
+    /**
+     * Whether rate limiting is on. When false, nothing is limited and no limiter bean is created.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Where counters live, for every limit that does not choose its own backend.
+     */
+    private Backend backend = Backend.LOCAL;
+
+    /**
+     * Sub-windows a window is cut into when a limit does not say; 1 to 3600.
+     */
+    private int defaultSubWindows = 10;
+
+    /**
+     * Namespace of the keys the Redis backend writes.
+     */
+    private String keyPrefix = "limiter";
+
+    /**
+     * What to do when a key expression yields null or blank: reject the call, or let it bypass the
+     * limit.
+     */
+    private EmptyKey emptyKey = EmptyKey.REJECT;
+
+    /**
+     * Named limits. A {@code @RateLimited} of the same name takes these values over its inline ones.
+     */
+    private Map<String, Limit> limits = new LinkedHashMap<>();
+
+    private final Local local = new Local();
+
+    private final Http http = new Http();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Backend getBackend() {
+        return this.backend;
+    }
+
+    public void setBackend(Backend backend) {
+        this.backend = backend;
+    }
+
+    public int getDefaultSubWindows() {
+        return this.defaultSubWindows;
+    }
+
+    public void setDefaultSubWindows(int defaultSubWindows) {
+        this.defaultSubWindows = defaultSubWindows;
+    }
+
+    public String getKeyPrefix() {
+        return this.keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public EmptyKey getEmptyKey() {
+        return this.emptyKey;
+    }
+
+    public void setEmptyKey(EmptyKey emptyKey) {
+        this.emptyKey = emptyKey;
+    }
+
+    public Map<String, Limit> getLimits() {
+        return this.limits;
+    }
+
+    public void setLimits(Map<String, Limit> limits) {
+        this.limits = limits;
+    }
+
+    public Local getLocal() {
+        return this.local;
+    }
+
+    public Http getHttp() {
+        return this.http;
+    }
+
+    /** Where counters live. */
+    public enum Backend {
+
+        /** In-process counters: no server needed; each application instance counts alone. */
+        LOCAL,
+
+        /** Counters in Redis, shared by every instance. */
+        REDIS
+
+    }
+
+    /** What to do with a call whose key expression yields null or blank. */
+    public enum EmptyKey {
+
+        /** Deny the call; never count it under a shared "null" key. */
+        REJECT,
+
+        /** Let the call through without applying that limit. */
+        ALLOW
+
+    }
+
+    /** One named limit. */
+    public static class Limit {
+
+        /**
+         * Permits per window; greater than 0.
+         */
+        private Long limit;
+
+        /**
+         * Window length, for example 1s, 500ms, 1m or PT1H; a whole number of sub-windows milliseconds.
+         */
+        private Duration window;
+
+        /**
+         * Sub-windows the window is cut into, 1 to 3600. Defaults to limiter.default-sub-windows.
+         */
+        private Integer subWindows;
+
+        /**
+         * Counting algorithm: the sliding window counter (memory per key grows with sub-windows), or the
+         * exact sliding log (memory per key grows with the limit).
+         */
+        private Algorithm algorithm = Algorithm.SLIDING_WINDOW_COUNTER;
+
+        /**
+         * Where this limit's counters live. Defaults to limiter.backend.
+         */
+        private Backend backend;
+
+        public Long getLimit() {
+            return this.limit;
+        }
+
+        public void setLimit(Long limit) {
+            this.limit = limit;
+        }
+
+        public Duration getWindow() {
+            return this.window;
+        }
+
+        public void setWindow(Duration window) {
+            this.window = window;
+        }
+
+        public Integer getSubWindows() {
+            return this.subWindows;
+        }
+
+        public void setSubWindows(Integer subWindows) {
+            this.subWindows = subWindows;
+        }
+
+        public Algorithm getAlgorithm() {
+            return this.algorithm;
+        }
+
+        public void setAlgorithm(Algorithm algorithm) {
+            this.algorithm = algorithm;
+        }
+
+        public Backend getBackend() {
+            return this.backend;
+        }
+
+        public void setBackend(Backend backend) {
+            this.backend = backend;
+        }
+
+    }
+
+    /** The in-process backend. */
+    public static class Local {
+
+        /**
+         * Most counters kept at once. Idle ones (unused for their window) are dropped first; past the
+         * bound the least likely to be used again is evicted and its key starts afresh.
+         */
+        private long maxKeys = 1_000_000;
+
+        public long getMaxKeys() {
+            return this.maxKeys;
+        }
+
+        public void setMaxKeys(long maxKeys) {
+            this.maxKeys = maxKeys;
+        }
+
+    }
+
+    /** HTTP behaviour. */
+    public static class Http {
+
+        /**
+         * Whether allowed responses carry the RateLimit and RateLimit-Policy headers too (429 responses
+         * always do).
+         */
+        private boolean headers = true;
+
+        /**
+         * Limits applied by URL in the servlet filter, with no annotation needed.
+         */
+        private List<Rule> rules = new ArrayList<>();
+
+        public boolean isHeaders() {
+            return this.headers;
+        }
+
+        public void setHeaders(boolean headers) {
+            this.headers = headers;
+        }
+
+        public List<Rule> getRules() {
+            return this.rules;
+        }
+
+        public void setRules(List<Rule> rules) {
+            this.rules = rules;
+        }
+
+    }
+
+    /** A limit applied to requests by URL. */
+    public static class Rule {
+
+        /**
+         * Name of the limit to apply, under limiter.limits.
+         */
+        private String limit;
+
+        /**
+         * Request paths the rule applies to, in Spring PathPattern syntax, for example /api/**.
+         */
+        private String path;
+
+        /**
+         * HTTP methods the rule applies to. Empty: all.
+         */
+        private List<String> methods = new ArrayList<>();
+
+        /**
+         * SpEL for the counter key over #request and #principal, for example #request.remoteAddr.
+         * Empty: one counter for all matching requests.
+         */
+        private String key;
+
+        public String getLimit() {
+            return this.limit;
+        }
+
+        public void setLimit(String limit) {
+            this.limit = limit;
+        }
+
+        public String getPath() {
+            return this.path;
+        }
+
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        public List<String> getMethods() {
+            return this.methods;
+        }
+
+        public void setMethods(List<String> methods) {
+            this.methods = methods;
+        }
+
+        public String getKey() {
+            return this.key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+    }
+
+}

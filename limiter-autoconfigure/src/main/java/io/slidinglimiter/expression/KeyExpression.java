@@ -1,0 +1,60 @@
+package io.slidinglimiter.expression;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+
+/**
+ * A limit's counter key: a parsed expression, or one key shared by every call when there is none.
+ */
+public final class KeyExpression {
+
+    /** The key of a limit without a key expression: one counter for all calls. */
+    public static final String SHARED_KEY = "*";
+
+    private static final Log logger = LogFactory.getLog(KeyExpression.class);
+
+    private final Expression expression;
+
+    private final String where;
+
+    private final AtomicBoolean failureLogged = new AtomicBoolean();
+
+    /**
+     * Creates a key.
+     * @param expression the parsed expression, or null for one shared key
+     * @param where what declared it, for the log
+     */
+    public KeyExpression(Expression expression, String where) {
+        this.expression = expression;
+        this.where = where;
+    }
+
+    /**
+     * Evaluates the key for one call.
+     * @param context the call's variables
+     * @return the key, or null when the expression yields null or blank, or fails (logged once)
+     */
+    public String evaluate(EvaluationContext context) {
+        if (this.expression == null) {
+            return SHARED_KEY;
+        }
+        try {
+            String key = this.expression.getValue(context, String.class);
+            return (key == null || key.isBlank()) ? null : key;
+        }
+        catch (EvaluationException ex) {
+            if (this.failureLogged.compareAndSet(false, true)) {
+                logger.warn("Key expression '" + this.expression.getExpressionString() + "' of " + this.where
+                        + " failed and is treated as an empty key (limiter.empty-key applies); use ?. for values"
+                        + " that may be null. Logged once.", ex);
+            }
+            return null;
+        }
+    }
+
+}

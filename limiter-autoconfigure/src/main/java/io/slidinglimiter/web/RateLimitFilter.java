@@ -1,0 +1,170 @@
+package io.slidinglimiter.web;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.aop.InvalidCostException;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.expression.LimiterExpressionParser;
+
+/**
+ * Where every rejection becomes a response. Applies the URL rules before the rest of the chain (a
+ * denied request reaches no handler), then lets the request through and turns a
+ * {@link RateLimitExceededException} thrown by a {@code @RateLimited} handler or bean into 429
+ * through the {@link RateLimitRejectionHandler}.
+ * <p>
+ * Ordered after Spring Security's filter chain, so that keys can use the authenticated principal.
+ */
+public class RateLimitFilter extends OncePerRequestFilter {
+
+    /** Just after Spring Security's filter chain (-100). */
+    public static final int DEFAULT_ORDER = -90;
+
+    static final String REJECTION_ATTRIBUTE = RateLimitFilter.class.getName() + ".rejection";
+
+    private static final Log logger = LogFactory.getLog(RateLimitFilter.class);
+
+    private final List<HttpRule> rules;
+
+    private final RateLimiters rateLimiters;
+
+    private final LimiterExpressionParser parser;
+
+    private final RateLimitRejectionHandler rejectionHandler;
+
+    private final boolean headersOnAllowed;
+
+    private final boolean allowEmptyKeys;
+
+    /**
+     * Creates the filter.
+     * @param rules the URL rules, in order
+     * @param rateLimiters decides
+     * @param parser the parser the rules' keys came from
+     * @param rejectionHandler writes 429 responses
+     * @param headersOnAllowed whether allowed responses carry the RateLimit headers
+     * @param allowEmptyKeys whether a request with a null or blank key bypasses a rule (else it is denied)
+     */
+    public RateLimitFilter(List<HttpRule> rules, RateLimiters rateLimiters, LimiterExpressionParser parser,
+            RateLimitRejectionHandler rejectionHandler, boolean headersOnAllowed, boolean allowEmptyKeys) {
+        this.rules = List.copyOf(rules);
+        this.rateLimiters = rateLimiters;
+        this.parser = parser;
+        this.rejectionHandler = rejectionHandler;
+        this.headersOnAllowed = headersOnAllowed;
+        this.allowEmptyKeys = allowEmptyKeys;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        HttpRateLimitContext context = new HttpRateLimitContext(request, response, this.headersOnAllowed);
+        request.setAttribute(HttpRateLimitContext.ATTRIBUTE, context);
+        try {
+            RateLimitExceededException denied = applyRules(request, context);
+            if (denied != null) {
+                reject(request, response, context, denied);
+                return;
+            }
+            try {
+                chain.doFilter(request, response);
+            }
+            catch (ServletException | IOException | RuntimeException ex) {
+                if (response.isCommitted() || !handled(request, response, context, ex)) {
+                    throw ex;
+                }
+                return;
+            }
+            Object rejection = request.getAttribute(REJECTION_ATTRIBUTE);
+            if (rejection != null && !response.isCommitted()) {
+                handled(request, response, context, (Throwable) rejection);
+            }
+        }
+        finally {
+            request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
+            request.removeAttribute(REJECTION_ATTRIBUTE);
+        }
+    }
+
+    private RateLimitExceededException applyRules(HttpServletRequest request, HttpRateLimitContext context) {
+        if (this.rules.isEmpty()) {
+            return null;
+        }
+        PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath())
+                .pathWithinApplication();
+        String method = request.getMethod();
+        List<LimitRequest> requests = null;
+        RequestCallContext variables = null;
+        for (HttpRule rule : this.rules) {
+            if (!rule.matches(method, path)) {
+                continue;
+            }
+            variables = (variables != null) ? variables : new RequestCallContext(this.parser, context);
+            LimitDefinition limit = this.rateLimiters.definition(rule.limitName());
+            String key = rule.key().evaluate(variables);
+            if (key == null) {
+                if (this.allowEmptyKeys) {
+                    continue;
+                }
+                return RateLimitExceededException.forMissingKey(limit);
+            }
+            requests = (requests != null) ? requests : new ArrayList<>(2);
+            if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
+                requests.add(new LimitRequest(limit, key, 1));
+            }
+        }
+        if (requests == null) {
+            return null;
+        }
+        Decisions decisions = this.rateLimiters.tryAcquireAll(requests);
+        context.record(requests, decisions);
+        return decisions.allowed() ? null : RateLimitExceededException.of(requests, decisions);
+    }
+
+    /** Writes the response for a limiter exception anywhere in the cause chain; false if there is none. */
+    private boolean handled(HttpServletRequest request, HttpServletResponse response, HttpRateLimitContext context,
+            Throwable failure) throws IOException {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RateLimitExceededException denied) {
+                reject(request, response, context, denied);
+                return true;
+            }
+            if (cause instanceof InvalidCostException invalidCost) {
+                response.resetBuffer();
+                response.setStatus(400);
+                ProblemJson.write(response, 400, "Bad Request", "about:blank", invalidCost.getMessage(),
+                        request.getRequestURI(), "");
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void reject(HttpServletRequest request, HttpServletResponse response, HttpRateLimitContext context,
+            RateLimitExceededException denied) throws IOException {
+        if (logger.isDebugEnabled()) {
+            logger.debug("Denied " + request.getMethod() + " " + request.getRequestURI() + ": limit '"
+                    + denied.getLimitName() + "'");
+        }
+        response.resetBuffer();
+        context.writeHeaders();
+        this.rejectionHandler.handle(request, response, denied);
+    }
+
+}

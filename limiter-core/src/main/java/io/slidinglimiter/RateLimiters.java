@@ -1,0 +1,89 @@
+package io.slidinglimiter;
+
+import java.util.List;
+
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.RateLimitBackend;
+
+/**
+ * Programmatic rate limiting against the application's named limits. A key given here and the
+ * evaluated key of a {@code @RateLimited} limit of the same name address the same counter:
+ * <pre>{@code
+ * Decision decision = rateLimiters.tryAcquire("login", username);
+ * if (!decision.allowed()) {
+ *     throw new TooManyAttemptsException(decision.retryAfter());
+ * }
+ * }</pre>
+ */
+public class RateLimiters {
+
+    private final LimitRegistry registry;
+
+    private final RateLimitBackend backend;
+
+    /**
+     * Creates the facade.
+     * @param registry the application's limits
+     * @param backend where the counters live
+     */
+    public RateLimiters(LimitRegistry registry, RateLimitBackend backend) {
+        this.registry = registry;
+        this.backend = backend;
+    }
+
+    /**
+     * Takes one permit of {@code limitName} for {@code key} if it is available.
+     * @param limitName a configured or annotated limit's name
+     * @param key the counter key, not blank
+     * @return the decision
+     * @throws IllegalArgumentException for an unknown limit or a blank key
+     */
+    public Decision tryAcquire(String limitName, String key) {
+        return tryAcquire(limitName, key, 1);
+    }
+
+    /**
+     * Takes {@code cost} permits of {@code limitName} for {@code key} if they are available.
+     * @param limitName a configured or annotated limit's name
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the limit
+     * @return the decision
+     * @throws IllegalArgumentException for an unknown limit, a blank key or a cost outside 1..limit
+     */
+    public Decision tryAcquire(String limitName, String key, long cost) {
+        return this.backend.tryAcquire(this.registry.get(limitName), key, cost);
+    }
+
+    /**
+     * Takes the permits of every request only if all of them are available; otherwise none.
+     * <pre>{@code
+     * Decisions decisions = rateLimiters.tryAcquireAll(List.of(
+     *         new LimitRequest(rateLimiters.definition("per-user"), userId, 1),
+     *         new LimitRequest(rateLimiters.definition("global"), "all", 1)));
+     * }</pre>
+     * @param requests distinct (limit, key) pairs, at least one
+     * @return the decisions, in the order of the requests
+     */
+    public Decisions tryAcquireAll(List<LimitRequest> requests) {
+        if (requests.size() == 1) {
+            LimitRequest request = requests.get(0);
+            Decision decision = this.backend.tryAcquire(request.limit(), request.key(), request.cost());
+            return new Decisions(decision.allowed(), List.of(decision));
+        }
+        return this.backend.tryAcquireAll(requests);
+    }
+
+    /**
+     * The current definition of a limit.
+     * @param limitName a configured or annotated limit's name
+     * @return its definition
+     * @throws IllegalArgumentException for an unknown limit
+     */
+    public LimitDefinition definition(String limitName) {
+        return this.registry.get(limitName);
+    }
+
+}

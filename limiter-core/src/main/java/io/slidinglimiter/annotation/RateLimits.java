@@ -1,0 +1,24 @@
+package io.slidinglimiter.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * The container of repeated {@link RateLimited} annotations; written by the compiler when
+ * {@code @RateLimited} is repeated.
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface RateLimits {
+
+    /**
+     * The limits, all of which must admit the call.
+     * @return the limits
+     */
+    RateLimited[] value();
+
+}
