@@ -1,0 +1,280 @@
+package io.slidinglimiter.aop;
+
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException;
+import io.slidinglimiter.autoconfigure.LimiterAopAutoConfiguration;
+import io.slidinglimiter.autoconfigure.LimiterAutoConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A {@code @RateLimited} that cannot work fails the start, naming the class, the method and the
+ * expression or limit.
+ */
+class RateLimitedStartupValidationTests {
+
+    private static final String PREFIX = "@RateLimited on " + RateLimitedStartupValidationTests.class.getName();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class,
+                    LimiterAopAutoConfiguration.class))
+            .withPropertyValues("limiter.limits.login.limit=3", "limiter.limits.login.window=1m");
+
+    @Test
+    void anUnknownParameterFailsTheStart() {
+        assertFailure(UnknownParameter.class, (message) -> assertThat(message)
+                .contains(PREFIX + "$UnknownParameter.login(String)")
+                .contains("key expression '#usr' refers to #usr, which is not defined here; available: #args,"
+                        + " #method, #principal, #request, #username"));
+    }
+
+    @Test
+    void aSyntaxErrorFailsTheStart() {
+        assertFailure(SyntaxError.class, (message) -> assertThat(message)
+                .contains(PREFIX + "$SyntaxError.login(String)")
+                .contains("key expression '#username +' is not valid SpEL"));
+    }
+
+    @Test
+    void anUndefinedLimitFailsTheStart() {
+        assertFailure(UndefinedLimit.class, (message) -> assertThat(message)
+                .contains(PREFIX + "$UndefinedLimit.search(String)").contains("no limit is named 'search'"));
+    }
+
+    @Test
+    void aMissingBeanFailsTheStart() {
+        assertFailure(MissingBean.class, (message) -> assertThat(message)
+                .contains("refers to bean @tenants, which does not exist"));
+    }
+
+    @Test
+    void badInlineAttributesFailTheStart() {
+        assertFailure(BadInline.class, (message) -> assertThat(message)
+                .contains("window 'soon' of limit 'a' is not a duration")
+                .contains("limit 'b' sets limit but not window")
+                .contains("Limit 'c': window 1000ms cannot be cut into 7 sub-windows")
+                .contains("Limit 'd': limit must be greater than 0 but was 0")
+                .contains("cost 9 of limit 'e' is outside 1..5")
+                .contains("condition expression '#nope' refers to #nope")
+                .contains("name 'f' and value 'g' disagree"));
+    }
+
+    @Test
+    void theSameLimitTwiceOnOneMethodFailsTheStart() {
+        assertFailure(Twice.class, (message) -> assertThat(message).contains("limit 'login' is applied twice"));
+    }
+
+    @Test
+    void conflictingInlineDefinitionsOfOneNameFailTheStart() {
+        assertFailure(Conflicting.class, (message) -> assertThat(message)
+                .contains("Limit 'shared' is defined twice, differently"));
+    }
+
+    @Test
+    void defaultNamesMayNotCollideAcrossClasses() {
+        this.runner.withUserConfiguration(FirstOrders.class, SecondOrders.class).run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(analysis(context.getStartupFailure()).getDescription())
+                    .contains("its default limit name 'Orders.place' is also the default name of");
+        });
+    }
+
+    @Test
+    void aNameDefinedInlineElsewhereCanBeUsedByName() {
+        this.runner.withUserConfiguration(SharedByName.class).run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void theFailureAnalysisSaysHowToFixIt() {
+        this.runner.withUserConfiguration(UnknownParameter.class).run((context) -> {
+            FailureAnalysis analysis = analysis(context.getStartupFailure());
+            assertThat(analysis.getDescription()).startsWith("Sliding Limiter's configuration is invalid:");
+            assertThat(analysis.getAction()).contains("compile with -parameters");
+        });
+    }
+
+    private void assertFailure(Class<?> configuration, Consumer<String> assertions) {
+        this.runner.withUserConfiguration(configuration).run((context) -> {
+            assertThat(context).hasFailed();
+            assertions.accept(analysis(context.getStartupFailure()).getDescription());
+        });
+    }
+
+    private static FailureAnalysis analysis(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InvalidLimiterConfigurationException) {
+                FailureAnalysis analysis = new io.slidinglimiter.autoconfigure.FailureAnalysisAccess().analyze(failure);
+                assertThat(analysis).isNotNull();
+                return analysis;
+            }
+        }
+        throw new AssertionError("Not an invalid configuration: " + failure);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnknownParameter {
+
+        @Bean
+        Object service() {
+            return new Object() {
+            };
+        }
+
+        @RateLimited(name = "login", key = "#usr")
+        public void login(String username) {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SyntaxError {
+
+        @RateLimited(name = "login", key = "#username +")
+        public void login(String username) {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UndefinedLimit {
+
+        @RateLimited(name = "search", key = "#query")
+        public void search(String query) {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MissingBean {
+
+        @RateLimited(name = "login", key = "@tenants.of(#username)")
+        public void login(String username) {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BadInline {
+
+        @RateLimited(name = "a", limit = 5, window = "soon")
+        public void a() {
+        }
+
+        @RateLimited(name = "b", limit = 5)
+        public void b() {
+        }
+
+        @RateLimited(name = "c", limit = 5, window = "1s", subWindows = 7)
+        public void c() {
+        }
+
+        @RateLimited(name = "d", limit = 0, window = "1s")
+        public void d() {
+        }
+
+        @RateLimited(name = "e", limit = 5, window = "1s", cost = "9")
+        public void e() {
+        }
+
+        @RateLimited(name = "login", condition = "#nope")
+        public void condition() {
+        }
+
+        @RateLimited(name = "f", value = "g", limit = 5, window = "1s")
+        public void f() {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Twice {
+
+        @RateLimited(name = "login")
+        @RateLimited(name = "login", key = "#user")
+        public void login(String user) {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Conflicting {
+
+        @RateLimited(name = "shared", limit = 5, window = "1s")
+        public void one() {
+        }
+
+        @RateLimited(name = "shared", limit = 6, window = "1s")
+        public void two() {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SharedByName {
+
+        @RateLimited(name = "orders")
+        public void usesIt() {
+        }
+
+        @RateLimited(name = "orders", limit = 5, window = "1s")
+        public void definesIt() {
+        }
+
+    }
+
+    static class First {
+
+        static class Orders {
+
+            @RateLimited(limit = 5, window = "1s")
+            public void place() {
+            }
+
+        }
+
+    }
+
+    static class Second {
+
+        static class Orders {
+
+            @RateLimited(limit = 5, window = "1s")
+            public void place() {
+            }
+
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class FirstOrders {
+
+        @Bean
+        First.Orders firstOrders() {
+            return new First.Orders();
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SecondOrders {
+
+        @Bean
+        Second.Orders secondOrders() {
+            return new Second.Orders();
+        }
+
+    }
+
+}

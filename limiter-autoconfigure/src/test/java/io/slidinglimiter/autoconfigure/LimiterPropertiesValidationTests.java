@@ -1,0 +1,130 @@
+package io.slidinglimiter.autoconfigure;
+
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every bad property fails the start with a failure analysis naming the property and the fix.
+ */
+class LimiterPropertiesValidationTests {
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(LimiterAutoConfigurationTests.LIMITER);
+
+    @Test
+    void limitMustBePositive() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.limits.login.limit")
+                    .contains("Limit 'login': limit must be greater than 0 but was 0");
+            assertThat(analysis.getAction()).contains("Set limiter.limits.login.limit to a number of permits");
+        }, "limiter.limits.login.limit=0", "limiter.limits.login.window=1m");
+    }
+
+    @Test
+    void windowMustDivideIntoTheSubWindows() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.limits.login.window")
+                    .contains("window 1500ms cannot be cut into 7 sub-windows of whole milliseconds");
+            assertThat(analysis.getAction()).contains("limiter.limits.login.sub-windows");
+        }, "limiter.limits.login.limit=5", "limiter.limits.login.window=1500ms", "limiter.limits.login.sub-windows=7");
+    }
+
+    @Test
+    void windowMustBePositive() {
+        assertFailure(analysis -> assertThat(analysis.getDescription()).contains("limiter.limits.api.window")
+                .contains("window must be positive but was PT0S"),
+                "limiter.limits.api.limit=5", "limiter.limits.api.window=0s");
+    }
+
+    @Test
+    void subWindowsMustBeBetweenOneAnd3600() {
+        assertFailure(analysis -> assertThat(analysis.getDescription()).contains("limiter.limits.api.sub-windows")
+                .contains("sub-windows must be between 1 and 3600 but was 3601"),
+                "limiter.limits.api.limit=5", "limiter.limits.api.window=1h", "limiter.limits.api.sub-windows=3601");
+        assertFailure(analysis -> assertThat(analysis.getDescription()).contains("limiter.default-sub-windows")
+                .contains("but was 0"), "limiter.default-sub-windows=0");
+    }
+
+    @Test
+    void limitAndWindowAreRequired() {
+        assertFailure(analysis -> assertThat(analysis.getDescription())
+                .contains("limiter.limits.api.limit\n        is missing")
+                .contains("limiter.limits.api.window\n        is missing"), "limiter.limits.api.algorithm=sliding-log");
+    }
+
+    @Test
+    void everyProblemIsReportedAtOnce() {
+        assertFailure(analysis -> assertThat(analysis.getDescription()).contains("limiter.limits.a.limit")
+                .contains("limiter.limits.b.sub-windows").contains("limiter.local.max-keys"),
+                "limiter.limits.a.limit=-1", "limiter.limits.a.window=1s", "limiter.limits.b.limit=1",
+                "limiter.limits.b.window=1s", "limiter.limits.b.sub-windows=0", "limiter.local.max-keys=0");
+    }
+
+    @Test
+    void redisIsNotAvailableYet() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.backend").contains("no Redis backend");
+            assertThat(analysis.getAction()).contains("Set limiter.backend to local.");
+        }, "limiter.backend=redis");
+    }
+
+    @Test
+    void anUnknownBackendOrAlgorithmFailsBinding() {
+        this.runner.withPropertyValues("limiter.backend=memcached").run((context) -> assertThat(context)
+                .getFailure().rootCause().hasMessageContaining("memcached"));
+        this.runner.withPropertyValues("limiter.backend=memcached").run((context) -> assertThat(
+                bindFailure(context.getStartupFailure()).getProperty().getName().toString())
+                .isEqualTo("limiter.backend"));
+        this.runner.withPropertyValues("limiter.limits.a.limit=1", "limiter.limits.a.window=1s",
+                "limiter.limits.a.algorithm=token-bucket").run((context) -> assertThat(
+                        bindFailure(context.getStartupFailure()).getProperty().getName().toString())
+                        .isEqualTo("limiter.limits.a.algorithm"));
+    }
+
+    @Test
+    void badRulesNameTheirIndex() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.http.rules[0].limit")
+                    .contains("names 'nope', which is not under limiter.limits");
+            assertThat(analysis.getDescription()).contains("limiter.http.rules[1].path").contains("not a path pattern");
+            assertThat(analysis.getDescription()).contains("limiter.http.rules[2].key")
+                    .contains("refers to #userId, which is not defined here; available: #principal, #request");
+            assertThat(analysis.getDescription()).contains("limiter.http.rules[3].methods");
+            assertThat(analysis.getDescription()).contains("limiter.http.rules[4].key").contains("is not valid SpEL");
+        }, "limiter.limits.api.limit=5", "limiter.limits.api.window=1s",
+                "limiter.http.rules[0].limit=nope", "limiter.http.rules[0].path=/a/**",
+                "limiter.http.rules[1].limit=api", "limiter.http.rules[1].path=/a/**/b/**",
+                "limiter.http.rules[2].limit=api", "limiter.http.rules[2].path=/c", "limiter.http.rules[2].key=#userId",
+                "limiter.http.rules[3].limit=api", "limiter.http.rules[3].path=/d", "limiter.http.rules[3].methods=FETCH",
+                "limiter.http.rules[4].limit=api", "limiter.http.rules[4].path=/e", "limiter.http.rules[4].key=#request.(");
+    }
+
+    /** Spring Boot's own failure analysis reports a BindException by its property. */
+    private static BindException bindFailure(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof BindException bind) {
+                return bind;
+            }
+        }
+        throw new AssertionError("No BindException in " + failure);
+    }
+
+    private void assertFailure(Consumer<FailureAnalysis> assertions, String... properties) {
+        this.runner.withPropertyValues(properties).run((context) -> {
+            assertThat(context).hasFailed();
+            FailureAnalyzer analyzer = new LimiterConfigurationFailureAnalyzer();
+            FailureAnalysis analysis = analyzer.analyze(context.getStartupFailure());
+            assertThat(analysis).as("a failure analysis of %s", context.getStartupFailure()).isNotNull();
+            assertions.accept(analysis);
+        });
+    }
+
+}
