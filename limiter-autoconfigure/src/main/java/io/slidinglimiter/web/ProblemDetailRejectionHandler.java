@@ -29,7 +29,7 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
         String detail = "Rate limit '" + exception.getLimitName() + "' of " + exception.getLimit() + " per "
                 + RateLimitHeaders.seconds(exception.getWindow()) + "s exceeded; retry after " + retryAfterSeconds
                 + "s.";
-        ProblemJson.write(response, 429, "Too Many Requests", QUOTA_EXCEEDED, detail, request.getRequestURI(),
+        ProblemJson.write(response, 429, "Too Many Requests", QUOTA_EXCEEDED, detail,
                 ",\"violated-policies\":[" + violated + "],\"retryAfter\":" + retryAfterSeconds);
     }
 

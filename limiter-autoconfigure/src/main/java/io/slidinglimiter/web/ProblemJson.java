@@ -16,13 +16,13 @@ final class ProblemJson {
     }
 
     /**
-     * Writes a problem.
+     * Writes a problem. It has no {@code instance} member: the request path can hold the key.
      * @param extensions further members, each starting with a comma, already JSON
      */
     static void write(HttpServletResponse response, int status, String title, String type, String detail,
-            String instance, String extensions) throws IOException {
+            String extensions) throws IOException {
         String body = "{\"type\":" + quote(type) + ",\"title\":" + quote(title) + ",\"status\":" + status
-                + ",\"detail\":" + quote(detail) + ",\"instance\":" + quote(instance) + extensions + "}";
+                + ",\"detail\":" + quote(detail) + extensions + "}";
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         response.setContentType(CONTENT_TYPE);
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());

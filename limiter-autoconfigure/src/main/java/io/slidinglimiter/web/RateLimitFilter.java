@@ -148,8 +148,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
             if (cause instanceof InvalidCostException invalidCost) {
                 response.resetBuffer();
                 response.setStatus(400);
-                ProblemJson.write(response, 400, "Bad Request", "about:blank", invalidCost.getMessage(),
-                        request.getRequestURI(), "");
+                ProblemJson.write(response, 400, "Bad Request", "about:blank", invalidCost.getMessage(), "");
                 return true;
             }
         }

@@ -1,0 +1,171 @@
+package io.slidinglimiter.web;
+
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.stereotype.Service;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.core.ManualTimeSource;
+
+/**
+ * A real application for the web tests: controllers, a service, Spring Security with basic auth,
+ * a catch-all exception handler, and a clock the tests move.
+ */
+@SpringBootConfiguration(proxyBeanMethods = false)
+@EnableAutoConfiguration
+@Import({ WebTestApplication.Endpoints.class, WebTestApplication.CatchAllController.class,
+        WebTestApplication.CatchAllAdvice.class, WebTestApplication.Quotes.class })
+class WebTestApplication {
+
+    /** A multiple of every window used, so slots start exactly at the first request. */
+    static final long START_MILLIS = 1_700_000_040_000L;
+
+    @Bean
+    ManualTimeSource manualTimeSource() {
+        return new ManualTimeSource(START_MILLIS);
+    }
+
+    @Bean
+    SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
+        return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
+                .httpBasic(Customizer.withDefaults())
+                .csrf((csrf) -> csrf.disable())
+                .build();
+    }
+
+    @Bean
+    InMemoryUserDetailsManager users() {
+        return new InMemoryUserDetailsManager(User.withUsername("alice").password("{noop}pw").roles("USER").build(),
+                User.withUsername("bob").password("{noop}pw").roles("USER").build());
+    }
+
+    @RestController
+    static class Endpoints {
+
+        private final AtomicInteger ruledCalls = new AtomicInteger();
+
+        private final Quotes quotes;
+
+        Endpoints(Quotes quotes) {
+            this.quotes = quotes;
+        }
+
+        @GetMapping("/hello/{name}")
+        @RateLimited(name = "hello", limit = 2, window = "1m", key = "#name")
+        Map<String, String> hello(@PathVariable String name) {
+            return Map.of("hello", name);
+        }
+
+        @GetMapping("/by-header")
+        @RateLimited(name = "by-header", limit = 2, window = "1m", key = "#apiKey")
+        String byHeader(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
+            return "ok";
+        }
+
+        @GetMapping("/me")
+        @RateLimited(name = "me", limit = 2, window = "1m", key = "#principal?.name")
+        String me() {
+            return "me";
+        }
+
+        /** Read through a method: this bean is a class proxy, whose own fields are unset. */
+        int ruledCalls() {
+            return this.ruledCalls.get();
+        }
+
+        @GetMapping("/ruled/thing")
+        String ruled() {
+            this.ruledCalls.incrementAndGet();
+            return "ruled";
+        }
+
+        @GetMapping("/both")
+        @RateLimited(name = "per-client", limit = 5, window = "1m", key = "#client")
+        @RateLimited(name = "all-clients", limit = 3, window = "1m")
+        String both(@RequestParam String client) {
+            return "both";
+        }
+
+        @GetMapping("/orders")
+        @RateLimited(name = "big-orders", limit = 1, window = "1m", condition = "#amount > 100")
+        String order(@RequestParam int amount) {
+            return "ordered " + amount;
+        }
+
+        @GetMapping("/pages")
+        @RateLimited(name = "pages", limit = 10, window = "1m", cost = "#count")
+        String pages(@RequestParam int count) {
+            return "pages " + count;
+        }
+
+        @GetMapping("/quote")
+        String quote() {
+            return this.quotes.quote();
+        }
+
+        @GetMapping("/annotated-and-ruled")
+        @RateLimited(name = "annotated", limit = 5, window = "1m")
+        String annotatedAndRuled() {
+            return "both kinds";
+        }
+
+    }
+
+    /** Has its own catch-all handler, which would turn every exception into a 500. */
+    @RestController
+    static class CatchAllController {
+
+        @GetMapping("/catch-all")
+        @RateLimited(name = "catch-all", limit = 1, window = "1m")
+        String catchAll() {
+            return "caught";
+        }
+
+        @ExceptionHandler(Exception.class)
+        ResponseEntity<String> everything(Exception ex) {
+            return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body("swallowed: " + ex);
+        }
+
+    }
+
+    /** A global catch-all advice, for the handlers without their own. */
+    @RestControllerAdvice
+    static class CatchAllAdvice {
+
+        @ExceptionHandler(Exception.class)
+        ResponseEntity<String> everything(Exception ex) {
+            return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body("advised: " + ex);
+        }
+
+    }
+
+    @Service
+    static class Quotes {
+
+        @RateLimited(name = "quotes", limit = 1, window = "1m")
+        public String quote() {
+            return "quote";
+        }
+
+    }
+
+}
