@@ -6,11 +6,13 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimiters;
@@ -80,6 +82,24 @@ class LimiterAutoConfigurationTests {
             assertThat(context).getBean(RateLimitBackend.class).isSameAs(UserBeans.BACKEND);
             assertThat(context).getBean(RateLimitRejectionHandler.class).isSameAs(UserBeans.HANDLER);
             assertThat(context).hasSingleBean(RateLimiters.class);
+        });
+    }
+
+    @Test
+    void aUserRateLimitersIsUsedByTheAnnotationSupport() {
+        this.runner.withBean("customLimiters", RateLimiters.class,
+                () -> new RateLimiters(new LimitRegistry(), UserBeans.BACKEND)).run((context) -> {
+                    assertThat(context).getBean(RateLimiters.class).isSameAs(context.getBean("customLimiters"));
+                    assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
+                });
+    }
+
+    @Test
+    void withoutSpringMvcTheWebPartBacksOff() {
+        this.webRunner.withClassLoader(new FilteredClassLoader(HandlerExceptionResolver.class)).run((context) -> {
+            assertThat(context).hasSingleBean(RateLimiters.class);
+            assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+            assertThat(context).doesNotHaveBean(RateLimitExceptionResolver.class);
         });
     }
 

@@ -148,6 +148,19 @@ class SlidingWindowCounterTest {
         assertThat(articleBoundaryBurst(sliding)).isEqualTo(100);
     }
 
+    /**
+     * The README's honest bound: the 2x burst is stretched, not removed. A full limit at the end of
+     * slot 0 and another the moment slot 0 leaves are both admitted, 901 ms apart; one millisecond
+     * sooner, the second is refused.
+     */
+    @Test
+    void theWorstCaseAdmitsTwiceTheLimitOnlyAcrossMoreThanTheWindowLessOneSlot() {
+        SlidingWindowCounter counter = new SlidingWindowCounter(1000, 10, T0);
+        assertThat(counter.tryAcquire(T0 + 99, 100, 100).allowed()).isTrue();
+        assertThat(counter.tryAcquire(T0 + 999, 1, 100).allowed()).isFalse();
+        assertThat(counter.tryAcquire(T0 + 1000, 100, 100).allowed()).isTrue();
+    }
+
     @Test
     void badGeometryIsRefusedWithTheValueNamed() {
         assertThatIllegalArgumentException().isThrownBy(() -> new SlidingWindowCounter(0, 10, T0))
