@@ -34,21 +34,17 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     private final LimiterExpressionParser parser;
 
-    private final boolean allowEmptyKeys;
-
     /**
      * Creates the interceptor.
      * @param operations the resolved operations
      * @param rateLimiters decides
      * @param parser the parser the operations' expressions came from
-     * @param allowEmptyKeys whether a call with a null or blank key bypasses the limit (else it is denied)
      */
     public RateLimitedInterceptor(RateLimitedOperationSource operations, RateLimiters rateLimiters,
-            LimiterExpressionParser parser, boolean allowEmptyKeys) {
+            LimiterExpressionParser parser) {
         this.operations = operations;
         this.rateLimiters = rateLimiters;
         this.parser = parser;
-        this.allowEmptyKeys = allowEmptyKeys;
     }
 
     @Override
@@ -72,12 +68,9 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
                 continue;
             }
             LimitDefinition definition = this.rateLimiters.definition(limit.limitName());
-            String key = limit.key().evaluate(context);
+            String key = limit.key().keyFor(definition, context);
             if (key == null) {
-                if (this.allowEmptyKeys) {
-                    continue;
-                }
-                throw RateLimitExceededException.forMissingKey(definition);
+                continue;
             }
             requests.add(new LimitRequest(definition, key, cost(limit, definition, context, operation)));
         }

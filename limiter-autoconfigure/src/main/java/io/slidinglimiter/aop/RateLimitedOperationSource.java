@@ -52,6 +52,8 @@ public final class RateLimitedOperationSource {
 
     private final LimiterExpressionParser parser;
 
+    private final boolean allowEmptyKeys;
+
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
     private final ConcurrentMap<MethodClassKey, Optional<RateLimitedOperation>> operations = new ConcurrentHashMap<>();
@@ -65,13 +67,15 @@ public final class RateLimitedOperationSource {
      * @param configuredLimits the names under {@code limiter.limits}, which win over inline attributes
      * @param defaultSubWindows the sub-windows of an inline limit that does not say
      * @param parser the expression parser
+     * @param allowEmptyKeys whether a call whose key is null or blank bypasses the limit (else it is denied)
      */
     public RateLimitedOperationSource(LimitRegistry registry, Set<String> configuredLimits, int defaultSubWindows,
-            LimiterExpressionParser parser) {
+            LimiterExpressionParser parser, boolean allowEmptyKeys) {
         this.registry = registry;
         this.configuredLimits = Set.copyOf(configuredLimits);
         this.defaultSubWindows = defaultSubWindows;
         this.parser = parser;
+        this.allowEmptyKeys = allowEmptyKeys;
     }
 
     /**
@@ -141,7 +145,7 @@ public final class RateLimitedOperationSource {
         String name = limitName(annotation, method, userClass, description);
         LimitDefinition definition = definition(name, annotation, description);
         KeyExpression key = new KeyExpression(expression(annotation.key(), "key", description, variables),
-                description);
+                description, this.allowEmptyKeys);
         Expression condition = expression(annotation.condition(), "condition", description, variables);
         String cost = annotation.cost().trim();
         if (cost.matches("\\d{1,18}")) {

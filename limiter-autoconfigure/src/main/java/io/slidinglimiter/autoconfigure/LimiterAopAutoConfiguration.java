@@ -41,16 +41,16 @@ public class LimiterAopAutoConfiguration {
     RateLimitedOperationSource rateLimitedOperationSource(LimitRegistry limitRegistry, LimiterProperties properties,
             LimiterExpressionParser limiterExpressionParser) {
         return new RateLimitedOperationSource(limitRegistry, properties.getLimits().keySet(),
-                properties.getDefaultSubWindows(), limiterExpressionParser);
+                properties.getDefaultSubWindows(), limiterExpressionParser,
+                properties.getEmptyKey() == EmptyKey.ALLOW);
     }
 
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     RateLimitedAdvisor rateLimitedAdvisor(RateLimitedOperationSource rateLimitedOperationSource,
-            RateLimiters rateLimiters, LimiterExpressionParser limiterExpressionParser, LimiterProperties properties) {
+            RateLimiters rateLimiters, LimiterExpressionParser limiterExpressionParser) {
         return new RateLimitedAdvisor(rateLimitedOperationSource, new RateLimitedInterceptor(
-                rateLimitedOperationSource, rateLimiters, limiterExpressionParser,
-                properties.getEmptyKey() == EmptyKey.ALLOW));
+                rateLimitedOperationSource, rateLimiters, limiterExpressionParser));
     }
 
     @Bean

@@ -58,8 +58,7 @@ public class LimiterWebAutoConfiguration {
     FilterRegistrationBean<RateLimitFilter> rateLimitFilter(LimiterProperties properties, RateLimiters rateLimiters,
             LimiterExpressionParser limiterExpressionParser, RateLimitRejectionHandler rateLimitRejectionHandler) {
         RateLimitFilter filter = new RateLimitFilter(rules(properties, limiterExpressionParser), rateLimiters,
-                limiterExpressionParser, rateLimitRejectionHandler, properties.getHttp().isHeaders(),
-                properties.getEmptyKey() == EmptyKey.ALLOW);
+                limiterExpressionParser, rateLimitRejectionHandler, properties.getHttp().isHeaders());
         FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("rateLimitFilter");
         registration.setOrder(RateLimitFilter.DEFAULT_ORDER);
@@ -110,7 +109,8 @@ public class LimiterWebAutoConfiguration {
             KeyExpression key = null;
             try {
                 key = new KeyExpression((rule.getKey() == null || rule.getKey().isBlank()) ? null
-                        : parser.parse(rule.getKey(), HttpRule.KEY_VARIABLES), prefix);
+                        : parser.parse(rule.getKey(), HttpRule.KEY_VARIABLES), prefix,
+                        properties.getEmptyKey() == EmptyKey.ALLOW);
             }
             catch (InvalidExpressionException ex) {
                 problems.add(new Problem(prefix + ".key", "key expression " + ex.getMessage(),

@@ -8,8 +8,12 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 
+import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.core.LimitDefinition;
+
 /**
- * A limit's counter key: a parsed expression, or one key shared by every call when there is none.
+ * A limit's counter key: a parsed expression, or one key shared by every call when there is none,
+ * with what to do when it comes out empty ({@code limiter.empty-key}): never a shared "null" key.
  */
 public final class KeyExpression {
 
@@ -22,24 +26,39 @@ public final class KeyExpression {
 
     private final String where;
 
+    private final boolean allowEmpty;
+
     private final AtomicBoolean failureLogged = new AtomicBoolean();
 
     /**
      * Creates a key.
      * @param expression the parsed expression, or null for one shared key
      * @param where what declared it, for the log
+     * @param allowEmpty whether a call with an empty key bypasses the limit; else it is denied
      */
-    public KeyExpression(Expression expression, String where) {
+    public KeyExpression(Expression expression, String where, boolean allowEmpty) {
         this.expression = expression;
         this.where = where;
+        this.allowEmpty = allowEmpty;
     }
 
     /**
-     * Evaluates the key for one call.
+     * The key of one call to {@code limit}.
+     * @param limit the limit the key is for
      * @param context the call's variables
-     * @return the key, or null when the expression yields null or blank, or fails (logged once)
+     * @return the key; null when it is empty and empty keys bypass the limit
+     * @throws RateLimitExceededException when it is empty and empty keys are rejected
      */
-    public String evaluate(EvaluationContext context) {
+    public String keyFor(LimitDefinition limit, EvaluationContext context) {
+        String key = evaluate(context);
+        if (key == null && !this.allowEmpty) {
+            throw RateLimitExceededException.forMissingKey(limit);
+        }
+        return key;
+    }
+
+    /** The key, or null when the expression yields null or blank, or fails (logged once). */
+    private String evaluate(EvaluationContext context) {
         if (this.expression == null) {
             return SHARED_KEY;
         }

@@ -50,8 +50,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
     private final boolean headersOnAllowed;
 
-    private final boolean allowEmptyKeys;
-
     /**
      * Creates the filter.
      * @param rules the URL rules, in order
@@ -59,16 +57,14 @@ public class RateLimitFilter extends OncePerRequestFilter {
      * @param parser the parser the rules' keys came from
      * @param rejectionHandler writes 429 responses
      * @param headersOnAllowed whether allowed responses carry the RateLimit headers
-     * @param allowEmptyKeys whether a request with a null or blank key bypasses a rule (else it is denied)
      */
     public RateLimitFilter(List<HttpRule> rules, RateLimiters rateLimiters, LimiterExpressionParser parser,
-            RateLimitRejectionHandler rejectionHandler, boolean headersOnAllowed, boolean allowEmptyKeys) {
+            RateLimitRejectionHandler rejectionHandler, boolean headersOnAllowed) {
         this.rules = List.copyOf(rules);
         this.rateLimiters = rateLimiters;
         this.parser = parser;
         this.rejectionHandler = rejectionHandler;
         this.headersOnAllowed = headersOnAllowed;
-        this.allowEmptyKeys = allowEmptyKeys;
     }
 
     @Override
@@ -77,8 +73,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
         HttpRateLimitContext context = new HttpRateLimitContext(request, response, this.headersOnAllowed);
         request.setAttribute(HttpRateLimitContext.ATTRIBUTE, context);
         try {
-            RateLimitExceededException denied = applyRules(request, context);
-            if (denied != null) {
+            try {
+                applyRules(request, context);
+            }
+            catch (RateLimitExceededException denied) {
                 reject(request, response, context, denied);
                 return;
             }
@@ -102,9 +100,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
         }
     }
 
-    private RateLimitExceededException applyRules(HttpServletRequest request, HttpRateLimitContext context) {
+    /** Decides the rules that match, all-or-nothing; throws when they deny the request. */
+    private void applyRules(HttpServletRequest request, HttpRateLimitContext context) {
         if (this.rules.isEmpty()) {
-            return null;
+            return;
         }
         PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath())
                 .pathWithinApplication();
@@ -117,12 +116,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
             }
             variables = (variables != null) ? variables : new RequestCallContext(this.parser, context);
             LimitDefinition limit = this.rateLimiters.definition(rule.limitName());
-            String key = rule.key().evaluate(variables);
+            String key = rule.key().keyFor(limit, variables);
             if (key == null) {
-                if (this.allowEmptyKeys) {
-                    continue;
-                }
-                return RateLimitExceededException.forMissingKey(limit);
+                continue;
             }
             requests = (requests != null) ? requests : new ArrayList<>(2);
             if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
@@ -130,11 +126,13 @@ public class RateLimitFilter extends OncePerRequestFilter {
             }
         }
         if (requests == null) {
-            return null;
+            return;
         }
         Decisions decisions = this.rateLimiters.tryAcquireAll(requests);
         context.record(requests, decisions);
-        return decisions.allowed() ? null : RateLimitExceededException.of(requests, decisions);
+        if (!decisions.allowed()) {
+            throw RateLimitExceededException.of(requests, decisions);
+        }
     }
 
     /** Writes the response for a limiter exception anywhere in the cause chain; false if there is none. */
