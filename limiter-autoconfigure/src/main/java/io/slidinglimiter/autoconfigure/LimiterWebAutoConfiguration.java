@@ -67,8 +67,8 @@ public class LimiterWebAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimitExceptionResolver rateLimitExceptionResolver() {
-        return new RateLimitExceptionResolver();
+    RateLimitExceptionResolver rateLimitExceptionResolver(RateLimitRejectionHandler rateLimitRejectionHandler) {
+        return new RateLimitExceptionResolver(rateLimitRejectionHandler);
     }
 
     private static List<HttpRule> rules(LimiterProperties properties, LimiterExpressionParser parser) {

@@ -1,5 +1,7 @@
 package io.slidinglimiter.web;
 
+import java.io.IOException;
+
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -7,33 +9,46 @@ import org.springframework.core.Ordered;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 
-import io.slidinglimiter.RateLimitExceededException;
-import io.slidinglimiter.aop.InvalidCostException;
 
 /**
  * Takes a limiter exception out of Spring MVC's hands before any {@code @ExceptionHandler} sees
  * it, so that an application's catch-all handler cannot turn a rejection into another status.
- * It leaves the response alone and hands the exception to {@link RateLimitFilter}, which writes it.
+ * It leaves the response alone and hands the exception to {@link RateLimitFilter}, which writes it;
+ * where the filter is not installed, it writes the response itself.
  */
 public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ordered {
 
     /** After Spring Boot's error attributes (which only record the error), before everything else. */
     public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1;
 
+    private final RejectionWriter rejections;
+
+    /**
+     * Creates the resolver.
+     * @param rejectionHandler writes 429 responses when the filter is not installed
+     */
+    public RateLimitExceptionResolver(RateLimitRejectionHandler rejectionHandler) {
+        this.rejections = new RejectionWriter(rejectionHandler);
+    }
+
     @Override
     public ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response, Object handler,
             Exception ex) {
-        if (!(request.getAttribute(HttpRateLimitContext.ATTRIBUTE) instanceof HttpRateLimitContext context)
-                || !context.isFiltered()) {
+        RuntimeException failure = RejectionWriter.limiterFailure(ex);
+        if (failure == null) {
             return null;
         }
-        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            if (cause instanceof RateLimitExceededException || cause instanceof InvalidCostException) {
-                request.setAttribute(RateLimitFilter.REJECTION_ATTRIBUTE, cause);
-                return new ModelAndView();
-            }
+        if (request.getAttribute(HttpRateLimitContext.ATTRIBUTE) instanceof HttpRateLimitContext context
+                && context.isFiltered()) {
+            request.setAttribute(RateLimitFilter.REJECTION_ATTRIBUTE, failure);
+            return new ModelAndView();
         }
-        return null;
+        try {
+            return this.rejections.write(request, response, null, failure) ? new ModelAndView() : null;
+        }
+        catch (IOException writeFailure) {
+            return null;
+        }
     }
 
     @Override

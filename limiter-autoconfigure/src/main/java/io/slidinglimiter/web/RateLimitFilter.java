@@ -9,15 +9,12 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.aop.InvalidCostException;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
@@ -38,15 +35,13 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
     static final String REJECTION_ATTRIBUTE = RateLimitFilter.class.getName() + ".rejection";
 
-    private static final Log logger = LogFactory.getLog(RateLimitFilter.class);
-
     private final List<HttpRule> rules;
 
     private final RateLimiters rateLimiters;
 
     private final LimiterExpressionParser parser;
 
-    private final RateLimitRejectionHandler rejectionHandler;
+    private final RejectionWriter rejections;
 
     private final boolean headersOnAllowed;
 
@@ -63,7 +58,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
         this.rules = List.copyOf(rules);
         this.rateLimiters = rateLimiters;
         this.parser = parser;
-        this.rejectionHandler = rejectionHandler;
+        this.rejections = new RejectionWriter(rejectionHandler);
         this.headersOnAllowed = headersOnAllowed;
     }
 
@@ -77,21 +72,20 @@ public class RateLimitFilter extends OncePerRequestFilter {
                 applyRules(request, context);
             }
             catch (RateLimitExceededException denied) {
-                reject(request, response, context, denied);
+                this.rejections.write(request, response, context, denied);
                 return;
             }
             try {
                 chain.doFilter(request, response);
             }
             catch (ServletException | IOException | RuntimeException ex) {
-                if (response.isCommitted() || !handled(request, response, context, ex)) {
+                if (!this.rejections.write(request, response, context, ex)) {
                     throw ex;
                 }
                 return;
             }
-            Object rejection = request.getAttribute(REJECTION_ATTRIBUTE);
-            if (rejection != null && !response.isCommitted()) {
-                handled(request, response, context, (Throwable) rejection);
+            if (request.getAttribute(REJECTION_ATTRIBUTE) instanceof Throwable rejection) {
+                this.rejections.write(request, response, context, rejection);
             }
         }
         finally {
@@ -133,35 +127,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
         if (!decisions.allowed()) {
             throw RateLimitExceededException.of(requests, decisions);
         }
-    }
-
-    /** Writes the response for a limiter exception anywhere in the cause chain; false if there is none. */
-    private boolean handled(HttpServletRequest request, HttpServletResponse response, HttpRateLimitContext context,
-            Throwable failure) throws IOException {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof RateLimitExceededException denied) {
-                reject(request, response, context, denied);
-                return true;
-            }
-            if (cause instanceof InvalidCostException invalidCost) {
-                response.resetBuffer();
-                response.setStatus(400);
-                ProblemJson.write(response, 400, "Bad Request", "about:blank", invalidCost.getMessage(), "");
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void reject(HttpServletRequest request, HttpServletResponse response, HttpRateLimitContext context,
-            RateLimitExceededException denied) throws IOException {
-        if (logger.isDebugEnabled()) {
-            logger.debug("Denied " + request.getMethod() + " " + request.getRequestURI() + ": limit '"
-                    + denied.getLimitName() + "'");
-        }
-        response.resetBuffer();
-        context.writeHeaders();
-        this.rejectionHandler.handle(request, response, denied);
     }
 
 }
