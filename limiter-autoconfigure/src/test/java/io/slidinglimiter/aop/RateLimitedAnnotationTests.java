@@ -1,7 +1,13 @@
 package io.slidinglimiter.aop;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
@@ -225,6 +231,39 @@ class RateLimitedAnnotationTests {
         });
     }
 
+    @Test
+    void manyThreadsOnOneKeyGetExactlyTheLimitThroughTheAnnotation() {
+        this.runner.run((context) -> {
+            Accounts accounts = context.getBean(Accounts.class);
+            AtomicLong admitted = new AtomicLong();
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> workers = new ArrayList<>();
+                for (int thread = 0; thread < 8; thread++) {
+                    workers.add(pool.submit(() -> {
+                        for (int i = 0; i < 5_000; i++) {
+                            try {
+                                accounts.hot("one-key");
+                                admitted.incrementAndGet();
+                            }
+                            catch (RateLimitExceededException denied) {
+                                // counted by what got through
+                            }
+                        }
+                    }));
+                }
+                for (Future<?> worker : workers) {
+                    worker.get();
+                }
+            }
+            finally {
+                pool.shutdownNow();
+            }
+            assertThat(admitted.get()).isEqualTo(1_000);
+            assertThat(accounts.hotCalls()).isEqualTo(1_000);
+        });
+    }
+
     private static RateLimitExceededException catchDenied(Runnable call) {
         try {
             call.run();
@@ -267,6 +306,8 @@ class RateLimitedAnnotationTests {
 
         private int transfers;
 
+        private final AtomicInteger hotCalls = new AtomicInteger();
+
         // Read through methods: the bean is a class proxy, whose own fields stay at zero.
         public int logins() {
             return this.logins;
@@ -274,6 +315,15 @@ class RateLimitedAnnotationTests {
 
         public int transfers() {
             return this.transfers;
+        }
+
+        public int hotCalls() {
+            return this.hotCalls.get();
+        }
+
+        @RateLimited(name = "hot", limit = 1_000, window = "1m", key = "#key")
+        public void hot(String key) {
+            this.hotCalls.incrementAndGet();
         }
 
         @RateLimited(name = "login", key = "#username")
