@@ -72,7 +72,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             if (key == null) {
                 continue;
             }
-            requests.add(new LimitRequest(definition, key, cost(limit, definition, context, operation)));
+            requests.add(new LimitRequest(definition, key, cost(limit, definition, context)));
         }
         if (requests.isEmpty()) {
             return;
@@ -86,8 +86,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         }
     }
 
-    private static long cost(LimitOperation limit, LimitDefinition definition, MethodCallContext context,
-            RateLimitedOperation operation) {
+    private static long cost(LimitOperation limit, LimitDefinition definition, MethodCallContext context) {
         Long cost;
         try {
             cost = limit.costOf(context);

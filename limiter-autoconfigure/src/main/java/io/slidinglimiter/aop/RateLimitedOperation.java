@@ -6,11 +6,10 @@ import java.util.Map;
 /**
  * The limits of one method, resolved once from its {@code @RateLimited} annotations.
  *
- * @param description the method, for messages: {@code @RateLimited on com.example.Orders.place(String, int)}
  * @param limits the limits, all of which must admit a call
  * @param parameterIndex the method's parameters by SpEL name ({@code userId}, {@code p0}, {@code a0})
  */
-public record RateLimitedOperation(String description, List<LimitOperation> limits,
+public record RateLimitedOperation(List<LimitOperation> limits,
         Map<String, Integer> parameterIndex) {
 
     public RateLimitedOperation {

@@ -137,7 +137,7 @@ public final class RateLimitedOperationSource {
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
         }
-        return new RateLimitedOperation(description, limits, parameterIndex);
+        return new RateLimitedOperation(limits, parameterIndex);
     }
 
     private LimitOperation limitOperation(RateLimited annotation, Method method, Class<?> userClass,

@@ -67,17 +67,6 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
         return new LimitDefinition(this.name, newLimit, this.window, this.subWindows, this.algorithm);
     }
 
-    /**
-     * Whether counters made for {@code other} can count for this definition: same window,
-     * sub-windows and algorithm.
-     * @param other another definition
-     * @return {@code true} if the two count alike
-     */
-    public boolean countsLike(LimitDefinition other) {
-        return this.window.equals(other.window) && this.subWindows == other.subWindows
-                && this.algorithm == other.algorithm;
-    }
-
     static void checkGeometry(String subject, Duration window, int subWindows) {
         if (window.isNegative() || window.isZero()) {
             throw new InvalidLimitException(Field.WINDOW, subject + ": window must be positive but was " + window);

@@ -15,7 +15,8 @@ class LimitDefinitionTest {
         assertThat(login.windowMillis()).isEqualTo(60_000);
         assertThat(login.algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
         assertThat(login.withLimit(9).limit()).isEqualTo(9);
-        assertThat(login.withLimit(9).countsLike(login)).isTrue();
+        assertThat(login.withLimit(9)).isEqualTo(new LimitDefinition("login", 9, Duration.ofMinutes(1), 12,
+                Algorithm.SLIDING_WINDOW_COUNTER));
     }
 
     @Test
