@@ -1,8 +1,5 @@
 package io.slidinglimiter.web;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 import org.junit.jupiter.api.Test;
@@ -40,9 +37,7 @@ class CustomRejectionHandlerIntegrationTests {
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return new LocalHttp(this.port).get(path);
     }
 
     @Configuration(proxyBeanMethods = false)

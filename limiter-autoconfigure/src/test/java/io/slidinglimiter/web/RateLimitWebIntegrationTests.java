@@ -1,7 +1,5 @@
 package io.slidinglimiter.web;
 
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -29,8 +27,6 @@ import static org.assertj.core.api.Assertions.assertThat;
                 "limiter.http.rules[0].methods=GET", "limiter.http.rules[0].key=#request.remoteAddr",
                 "limiter.http.rules[1].limit=ruled-too", "limiter.http.rules[1].path=/annotated-and-ruled" })
 class RateLimitWebIntegrationTests {
-
-    private final HttpClient http = HttpClient.newHttpClient();
 
     @LocalServerPort
     private int port;
@@ -189,11 +185,11 @@ class RateLimitWebIntegrationTests {
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return send(request(path));
+        return http().get(path);
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path));
+        return http().request(path);
     }
 
     private HttpRequest.Builder asUser(String path, String user) {
@@ -202,7 +198,11 @@ class RateLimitWebIntegrationTests {
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
-        return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return http().send(request);
+    }
+
+    private LocalHttp http() {
+        return new LocalHttp(this.port);
     }
 
 }

@@ -1,8 +1,5 @@
 package io.slidinglimiter.web;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 import jakarta.servlet.Filter;
@@ -39,9 +36,7 @@ class WithoutTheFilterIntegrationTests {
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return new LocalHttp(this.port).get(path);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -45,13 +46,8 @@ class SampleApplicationTests {
 
     @Test
     void loginLimitOfFivePerMinute() throws Exception {
-        StringBuilder statuses = new StringBuilder();
-        for (int i = 0; i < 6; i++) {
-            HttpResponse<String> response = send(request("/login?username=carol")
-                    .POST(HttpRequest.BodyPublishers.noBody()));
-            statuses.append(i > 0 ? " " : "").append(response.statusCode());
-        }
-        assertThat(statuses).hasToString("200 200 200 200 200 429");
+        assertThat(statuses(() -> request("/login?username=carol").POST(HttpRequest.BodyPublishers.noBody()), 6))
+                .isEqualTo("200 200 200 200 200 429");
     }
 
     @Test
@@ -73,9 +69,14 @@ class SampleApplicationTests {
     }
 
     private String statuses(String path, int requests) throws Exception {
+        return statuses(() -> request(path), requests);
+    }
+
+    /** The status codes of {@code requests} requests, space-separated. */
+    private String statuses(Supplier<HttpRequest.Builder> request, int requests) throws Exception {
         StringBuilder statuses = new StringBuilder();
         for (int i = 0; i < requests; i++) {
-            statuses.append(i > 0 ? " " : "").append(send(request(path)).statusCode());
+            statuses.append(i > 0 ? " " : "").append(send(request.get()).statusCode());
         }
         return statuses.toString();
     }
