@@ -2,17 +2,10 @@ package io.slidinglimiter.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
-import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
 
 import io.slidinglimiter.Decision;
 
@@ -20,16 +13,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The counters against brute-force models that keep every admitted permit and recount from
- * scratch on each decision.
+ * scratch on each decision, over seeded random schedules. A failure names its seed; replay it
+ * alone with {@code -Dlimiter.seed=N}.
  */
 class WindowCounterPropertiesTest {
+
+    /** Schedules per property; {@code -Dlimiter.seeds=N} runs more. */
+    private static final int SEEDS = Integer.getInteger("limiter.seeds", 500);
 
     /** How far time moves before a step: in whole slots of the limit under test, or in milliseconds. */
     enum Jump {
         NONE, ONE_SLOT, N_MINUS_ONE_SLOTS, N_SLOTS, N_PLUS_ONE_SLOTS, MILLION_SLOTS, SOME_MILLIS
     }
 
+    /** The jumps with their weights: most steps stay in the slot or move a little. */
+    private static final Jump[] JUMPS = weighted(6, Jump.NONE, 2, Jump.ONE_SLOT, 1, Jump.N_MINUS_ONE_SLOTS,
+            1, Jump.N_SLOTS, 1, Jump.N_PLUS_ONE_SLOTS, 1, Jump.MILLION_SLOTS, 8, Jump.SOME_MILLIS);
+
     record Step(Jump jump, long millis, long cost) {
+
+        static Step random(SplittableRandom random) {
+            return new Step(JUMPS[random.nextInt(JUMPS.length)], random.nextLong(0, 401), random.nextLong(1, 1_001));
+        }
+
         long advanceMillis(long slotMillis, int slots) {
             return switch (this.jump) {
                 case NONE -> 0;
@@ -41,66 +47,126 @@ class WindowCounterPropertiesTest {
                 case SOME_MILLIS -> this.millis;
             };
         }
+
     }
 
-    @Provide
-    Arbitrary<List<Step>> steps() {
-        Arbitrary<Jump> jumps = Arbitraries.frequency(
-                Tuple.of(6, Jump.NONE), Tuple.of(2, Jump.ONE_SLOT),
-                Tuple.of(1, Jump.N_MINUS_ONE_SLOTS), Tuple.of(1, Jump.N_SLOTS),
-                Tuple.of(1, Jump.N_PLUS_ONE_SLOTS), Tuple.of(1, Jump.MILLION_SLOTS),
-                Tuple.of(8, Jump.SOME_MILLIS));
-        Arbitrary<Step> step = Combinators.combine(jumps, Arbitraries.longs().between(0, 400),
-                Arbitraries.longs().between(1, 1_000)).as(Step::new);
-        return step.list().ofMinSize(1).ofMaxSize(200);
+    @Test
+    void everyJumpIsDrawn() {
+        List<Jump> drawn = new ArrayList<>();
+        forEachSeed((seed) -> {
+            for (Step step : steps(new SplittableRandom(seed))) {
+                drawn.add(step.jump());
+            }
+        });
+        assertThat(drawn).contains(Jump.values());
     }
 
-    @Property(tries = 500)
-    void slidingWindowCounterDecidesLikeTheModel(@ForAll @IntRange(min = 1, max = 12) int slots,
-            @ForAll @LongRange(min = 1, max = 50) long slotMillis, @ForAll @LongRange(min = 1, max = 40) long limit,
-            @ForAll @LongRange(min = 0, max = 1_000_000_000_000L) long start, @ForAll("steps") List<Step> steps) {
-        SlidingWindowCounter counter = new SlidingWindowCounter(slots * slotMillis, slots, start);
-        SlotModel model = new SlotModel(slotMillis, slots);
-        long now = start;
-        for (Step step : steps) {
-            now += step.advanceMillis(slotMillis, slots);
-            long cost = 1 + (step.cost() - 1) % limit;
-            Decision expected = model.decide(now, cost, limit);
-            assertThat(counter.tryAcquire(now, cost, limit)).as("at %d cost %d", now, cost).isEqualTo(expected);
+    @Test
+    void slidingWindowCounterDecidesLikeTheModel() {
+        forEachSeed((seed) -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            int slots = random.nextInt(1, 13);
+            long slotMillis = random.nextLong(1, 51);
+            long limit = random.nextLong(1, 41);
+            long start = random.nextLong(0, 1_000_000_000_001L);
+            SlidingWindowCounter counter = new SlidingWindowCounter(slots * slotMillis, slots, start);
+            SlotModel model = new SlotModel(slotMillis, slots);
+            long now = start;
+            for (Step step : steps(random)) {
+                now += step.advanceMillis(slotMillis, slots);
+                long cost = 1 + (step.cost() - 1) % limit;
+                Decision expected = model.decide(now, cost, limit);
+                assertThat(counter.tryAcquire(now, cost, limit))
+                        .as("seed %d (N=%d, slot=%dms, limit=%d): at %d cost %d", seed, slots, slotMillis, limit, now,
+                                cost)
+                        .isEqualTo(expected);
+            }
+        });
+    }
+
+    @Test
+    void slidingLogDecidesLikeTheModel() {
+        forEachSeed((seed) -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            long windowMillis = random.nextLong(1, 601);
+            long limit = random.nextLong(1, 41);
+            long start = random.nextLong(0, 1_000_000_000_001L);
+            SlidingLog log = new SlidingLog(windowMillis);
+            LogModel model = new LogModel(windowMillis);
+            long now = start;
+            for (Step step : steps(random)) {
+                now += step.advanceMillis(windowMillis, 1);
+                long cost = 1 + (step.cost() - 1) % limit;
+                Decision expected = model.decide(now, cost, limit);
+                assertThat(log.tryAcquire(now, cost, limit))
+                        .as("seed %d (W=%dms, limit=%d): at %d cost %d", seed, windowMillis, limit, now, cost)
+                        .isEqualTo(expected);
+            }
+        });
+    }
+
+    @Test
+    void subWindowsAdmitAtMostTheLimitInAnyIntervalOfWindowLessOneSlot() {
+        forEachSeed((seed) -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            int slots = random.nextInt(1, 13);
+            long slotMillis = random.nextLong(1, 51);
+            long limit = random.nextLong(1, 41);
+            SlidingWindowCounter counter = new SlidingWindowCounter(slots * slotMillis, slots, 0);
+            List<Long> admitted = admissions(counter, limit, gaps(random));
+            assertAtMostLimitWithin(admitted, (slots - 1) * slotMillis, limit, seed);
+        });
+    }
+
+    @Test
+    void slidingLogAdmitsAtMostTheLimitInAnyWindow() {
+        forEachSeed((seed) -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            long windowMillis = random.nextLong(1, 601);
+            long limit = random.nextLong(1, 41);
+            List<Long> admitted = admissions(new SlidingLog(windowMillis), limit, gaps(random));
+            assertAtMostLimitWithin(admitted, windowMillis, limit, seed);
+        });
+    }
+
+    /** Runs {@code property} for each seed, or only for {@code -Dlimiter.seed=N} when given. */
+    static void forEachSeed(LongConsumer property) {
+        Long only = Long.getLong("limiter.seed");
+        if (only != null) {
+            property.accept(only);
+            return;
+        }
+        for (long seed = 0; seed < SEEDS; seed++) {
+            property.accept(seed);
         }
     }
 
-    @Property(tries = 500)
-    void slidingLogDecidesLikeTheModel(@ForAll @LongRange(min = 1, max = 600) long windowMillis,
-            @ForAll @LongRange(min = 1, max = 40) long limit,
-            @ForAll @LongRange(min = 0, max = 1_000_000_000_000L) long start, @ForAll("steps") List<Step> steps) {
-        SlidingLog log = new SlidingLog(windowMillis);
-        LogModel model = new LogModel(windowMillis);
-        long now = start;
-        for (Step step : steps) {
-            now += step.advanceMillis(windowMillis, 1);
-            long cost = 1 + (step.cost() - 1) % limit;
-            Decision expected = model.decide(now, cost, limit);
-            assertThat(log.tryAcquire(now, cost, limit)).as("at %d cost %d", now, cost).isEqualTo(expected);
+    private static List<Step> steps(SplittableRandom random) {
+        int count = random.nextInt(1, 201);
+        List<Step> steps = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            steps.add(Step.random(random));
         }
+        return steps;
     }
 
-    @Property(tries = 300)
-    void subWindowsAdmitAtMostTheLimitInAnyIntervalOfWindowLessOneSlot(
-            @ForAll @IntRange(min = 1, max = 12) int slots, @ForAll @LongRange(min = 1, max = 50) long slotMillis,
-            @ForAll @LongRange(min = 1, max = 40) long limit,
-            @ForAll @Size(min = 1, max = 300) List<@LongRange(min = 0, max = 30) Long> gaps) {
-        SlidingWindowCounter counter = new SlidingWindowCounter(slots * slotMillis, slots, 0);
-        List<Long> admitted = admissions(counter, limit, gaps);
-        assertAtMostLimitWithin(admitted, (slots - 1) * slotMillis, limit);
+    private static List<Long> gaps(SplittableRandom random) {
+        int count = random.nextInt(1, 301);
+        List<Long> gaps = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            gaps.add(random.nextLong(0, 31));
+        }
+        return gaps;
     }
 
-    @Property(tries = 300)
-    void slidingLogAdmitsAtMostTheLimitInAnyWindow(@ForAll @LongRange(min = 1, max = 600) long windowMillis,
-            @ForAll @LongRange(min = 1, max = 40) long limit,
-            @ForAll @Size(min = 1, max = 300) List<@LongRange(min = 0, max = 30) Long> gaps) {
-        List<Long> admitted = admissions(new SlidingLog(windowMillis), limit, gaps);
-        assertAtMostLimitWithin(admitted, windowMillis, limit);
+    private static Jump[] weighted(Object... weightsAndJumps) {
+        List<Jump> jumps = new ArrayList<>();
+        for (int i = 0; i < weightsAndJumps.length; i += 2) {
+            for (int copy = 0; copy < (int) weightsAndJumps[i]; copy++) {
+                jumps.add((Jump) weightsAndJumps[i + 1]);
+            }
+        }
+        return jumps.toArray(Jump[]::new);
     }
 
     private static List<Long> admissions(WindowCounter counter, long limit, List<Long> gaps) {
@@ -116,13 +182,14 @@ class WindowCounterPropertiesTest {
     }
 
     /** Any run of admissions spanning less than {@code spanMillis} holds at most {@code limit}. */
-    private static void assertAtMostLimitWithin(List<Long> admitted, long spanMillis, long limit) {
+    private static void assertAtMostLimitWithin(List<Long> admitted, long spanMillis, long limit, long seed) {
         for (int first = 0; first < admitted.size(); first++) {
             int last = first;
             while (last + 1 < admitted.size() && admitted.get(last + 1) - admitted.get(first) < spanMillis) {
                 last++;
             }
-            assertThat(last - first + 1L).as("admitted from %d", admitted.get(first)).isLessThanOrEqualTo(limit);
+            assertThat(last - first + 1L).as("seed %d: admitted from %d", seed, admitted.get(first))
+                    .isLessThanOrEqualTo(limit);
         }
     }
 
