@@ -1,11 +1,8 @@
 package io.slidinglimiter.aop;
 
-import java.lang.reflect.Method;
-
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
-import org.springframework.aop.support.StaticMethodMatcherPointcut;
 
 /**
  * Proxies the beans that have {@code @RateLimited} methods, like Spring's own {@code @Cacheable}
@@ -17,23 +14,16 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
     /** The advisor's default order: before transactions and caching. */
     public static final int DEFAULT_ORDER = HIGHEST_PRECEDENCE + 1000;
 
-    private final Pointcut pointcut;
+    private final Pointcut pointcut = new RateLimitedPointcut();
 
     private final RateLimitedInterceptor interceptor;
 
     /**
      * Creates the advisor.
-     * @param operations decides which methods are rate-limited
      * @param interceptor applies the limits
      */
-    public RateLimitedAdvisor(RateLimitedOperationSource operations, RateLimitedInterceptor interceptor) {
+    public RateLimitedAdvisor(RateLimitedInterceptor interceptor) {
         this.interceptor = interceptor;
-        this.pointcut = new StaticMethodMatcherPointcut() {
-            @Override
-            public boolean matches(Method method, Class<?> targetClass) {
-                return operations.isRateLimited(method, targetClass);
-            }
-        };
         setOrder(DEFAULT_ORDER);
     }
 

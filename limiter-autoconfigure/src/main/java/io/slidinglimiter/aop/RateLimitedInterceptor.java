@@ -3,12 +3,15 @@ package io.slidinglimiter.aop;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 
+import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
@@ -28,30 +31,31 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             && ClassUtils.isPresent("org.springframework.web.context.request.RequestContextHolder",
                     RateLimitedInterceptor.class.getClassLoader());
 
-    private final RateLimitedOperationSource operations;
+    private final Supplier<RateLimitedOperationSource> operations;
 
-    private final RateLimiters rateLimiters;
+    private final Supplier<RateLimiters> rateLimiters;
 
-    private final LimiterExpressionParser parser;
+    private final Supplier<LimiterExpressionParser> parser;
 
     /**
-     * Creates the interceptor.
+     * Creates the interceptor. Its collaborators are asked for on the first call, not before: the
+     * advisor is created while post-processors are, and must not pull application beans in then.
      * @param operations the resolved operations
      * @param rateLimiters decides
      * @param parser the parser the operations' expressions came from
      */
-    public RateLimitedInterceptor(RateLimitedOperationSource operations, RateLimiters rateLimiters,
-            LimiterExpressionParser parser) {
-        this.operations = operations;
-        this.rateLimiters = rateLimiters;
-        this.parser = parser;
+    public RateLimitedInterceptor(Supplier<RateLimitedOperationSource> operations, Supplier<RateLimiters> rateLimiters,
+            Supplier<LimiterExpressionParser> parser) {
+        this.operations = SingletonSupplier.of(operations);
+        this.rateLimiters = SingletonSupplier.of(rateLimiters);
+        this.parser = SingletonSupplier.of(parser);
     }
 
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
-        RateLimitedOperation operation = this.operations.operationFor(invocation.getMethod(), targetClass);
+        RateLimitedOperation operation = this.operations.get().operationFor(invocation.getMethod(), targetClass);
         if (operation != null) {
             enforce(operation, invocation.getMethod(), invocation.getArguments());
         }
@@ -59,15 +63,16 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     }
 
     private void enforce(RateLimitedOperation operation, Method method, Object[] args) {
+        RateLimiters rateLimiters = this.rateLimiters.get();
         HttpRateLimitContext web = WEB_PRESENT ? HttpRateLimitContext.current() : null;
-        MethodCallContext context = new MethodCallContext(this.parser, method, args, operation.parameterIndex(),
+        MethodCallContext context = new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(),
                 (web != null) ? web.request() : null, (web != null) ? web.principal() : null);
         List<LimitRequest> requests = new ArrayList<>(operation.limits().size());
         for (LimitOperation limit : operation.limits()) {
             if (!limit.appliesTo(context)) {
                 continue;
             }
-            LimitDefinition definition = this.rateLimiters.definition(limit.limitName());
+            LimitDefinition definition = rateLimiters.definition(limit.limitName());
             String key = limit.key().keyFor(definition, context);
             if (key == null) {
                 continue;
@@ -77,7 +82,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         if (requests.isEmpty()) {
             return;
         }
-        Decisions decisions = this.rateLimiters.tryAcquireAll(requests);
+        Decisions decisions = rateLimiters.tryAcquireAll(requests);
         if (web != null) {
             web.record(requests, decisions);
         }
@@ -86,6 +91,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         }
     }
 
+    /** The evaluated cost; its bounds are checked once, by the request it goes into. */
     private static long cost(LimitOperation limit, LimitDefinition definition, MethodCallContext context) {
         Long cost;
         try {
@@ -95,9 +101,9 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             throw new InvalidCostException("The cost of limit '" + definition.name() + "' could not be computed: "
                     + ex.getMessage());
         }
-        if (cost == null || cost < 1 || cost > definition.limit()) {
-            throw new InvalidCostException("The cost of limit '" + definition.name() + "' was " + cost
-                    + "; it must be between 1 and " + definition.limit());
+        if (cost == null) {
+            throw new InvalidCostException("The cost of limit '" + definition.name() + "' was null; it must be"
+                    + " between 1 and " + definition.limit());
         }
         return cost;
     }

@@ -1,21 +1,33 @@
 package io.slidinglimiter.aop;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
-import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 
 /**
  * Resolves every {@code @RateLimited} method of every bean once the singletons exist, before the
  * application serves anything, so that a bad annotation fails the start and not the first call.
+ * It also fails the start for a limit that would silently never apply: a method no proxy can
+ * intercept ({@code private}, {@code static}, {@code final}, or missing from a JDK proxy's
+ * interfaces), a bean that was not proxied, and {@code @Async} methods, whose limit would be
+ * decided on the executor's thread where the caller never sees a denial.
  */
 public final class RateLimitedMethodsValidator implements SmartInitializingSingleton {
 
@@ -37,20 +49,79 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
     @Override
     public void afterSingletonsInstantiated() {
         Map<Method, Class<?>> methods = new LinkedHashMap<>();
+        List<Problem> problems = new ArrayList<>();
         for (String name : this.beanFactory.getBeanDefinitionNames()) {
             Class<?> type = this.beanFactory.getType(name, false);
             if (type == null || type.getName().startsWith("org.springframework.")) {
                 continue;
             }
-            Class<?> userClass = ClassUtils.getUserClass(type);
+            Object bean = this.beanFactory.containsSingleton(name) ? this.beanFactory.getSingleton(name) : null;
+            Class<?> userClass = (bean != null) ? AopProxyUtils.ultimateTargetClass(bean) : ClassUtils.getUserClass(type);
             for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
-                if (this.operations.isRateLimited(method, userClass)) {
+                if (!this.operations.isRateLimited(method, userClass)) {
+                    continue;
+                }
+                Problem unreachable = unreachable(name, bean, method, userClass);
+                if (unreachable != null) {
+                    problems.add(unreachable);
+                }
+                else {
                     methods.put(method, userClass);
                 }
             }
         }
-        // A name may be defined inline on one method and used by name on another: resolve until no
-        // more progress is made, then report what is left.
+        problems.addAll(resolve(methods));
+        if (!problems.isEmpty()) {
+            throw new InvalidLimiterConfigurationException(problems);
+        }
+    }
+
+    /** Why calls of {@code method} would never be limited, or null when they will be. */
+    private static Problem unreachable(String beanName, Object bean, Method method, Class<?> userClass) {
+        String subject = "@RateLimited on " + RateLimitedOperationSource.describe(method, userClass);
+        int modifiers = method.getModifiers();
+        if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers)) {
+            return new Problem(subject, "the method is " + (Modifier.isPrivate(modifiers) ? "private" : "static")
+                    + ", so no Spring proxy can intercept it and the limit would never apply",
+                    "Make the method public (or protected) and non-static, and call it through the bean.");
+        }
+        if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+                || AnnotatedElementUtils.hasAnnotation(userClass, Async.class)) {
+            return new Problem(subject, "the method is @Async, so its limit would be decided on the executor's"
+                    + " thread: the caller would never see a denial, and #request would be null",
+                    "Rate-limit the caller instead (a method or URL rule that then calls the @Async method), or"
+                            + " call RateLimiters.tryAcquire before submitting the work.");
+        }
+        if (bean == null) {
+            return null;
+        }
+        boolean jdkProxy = Proxy.isProxyClass(bean.getClass());
+        if (Modifier.isFinal(modifiers) && !jdkProxy) {
+            return new Problem(subject, "the method is final, so the class-based proxy cannot override it and the"
+                    + " limit would never apply", "Remove final from the method (and from its class).");
+        }
+        if (!(bean instanceof Advised advised)
+                || Arrays.stream(advised.getAdvisors()).noneMatch(RateLimitedAdvisor.class::isInstance)) {
+            return new Problem(subject, "bean '" + beanName + "' was created without the rate-limiting proxy,"
+                    + " usually because a post-processor needed it early, so the limit would never apply",
+                    "Do not inject bean '" + beanName + "' into a BeanPostProcessor or a static @Bean method's"
+                            + " parameters, or inject it there through ObjectProvider.");
+        }
+        if (jdkProxy && Arrays.stream(advised.getProxiedInterfaces()).noneMatch((face) ->
+                ClassUtils.hasMethod(face, method.getName(), method.getParameterTypes()))) {
+            return new Problem(subject, "bean '" + beanName + "' is a JDK interface proxy and the method is on none"
+                    + " of its interfaces, so calls cannot reach the limit",
+                    "Declare the method on an interface the bean implements, or proxy classes"
+                            + " (spring.aop.proxy-target-class=true, Spring Boot's default).");
+        }
+        return null;
+    }
+
+    /**
+     * Resolves each method's limits. A name may be defined inline on one method and used by name on
+     * another: resolve until no more progress is made, then report what is left.
+     */
+    private List<Problem> resolve(Map<Method, Class<?>> methods) {
         List<InvalidLimiterConfigurationException> failures = new ArrayList<>();
         while (!methods.isEmpty()) {
             failures.clear();
@@ -69,10 +140,7 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
             }
             methods = failed;
         }
-        if (!failures.isEmpty()) {
-            throw new InvalidLimiterConfigurationException(
-                    failures.stream().flatMap((failure) -> failure.getProblems().stream()).toList());
-        }
+        return failures.stream().flatMap((failure) -> failure.getProblems().stream()).toList();
     }
 
 }

@@ -1,7 +1,6 @@
 package io.slidinglimiter.aop;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,18 +14,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.stream.Collectors;
 
-import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 
 import io.slidinglimiter.annotation.RateLimited;
-import io.slidinglimiter.annotation.RateLimits;
-import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.InvalidLimitException;
 import io.slidinglimiter.core.LimitDefinition;
@@ -85,7 +81,7 @@ public final class RateLimitedOperationSource {
      * @return {@code true} if it carries {@code @RateLimited}, directly or through its type
      */
     public boolean isRateLimited(Method method, Class<?> targetClass) {
-        return !findAnnotations(specificMethod(method, targetClass), targetClass).isEmpty();
+        return !RateLimitedPointcut.annotationsOf(method, targetClass).isEmpty();
     }
 
     /**
@@ -106,15 +102,13 @@ public final class RateLimitedOperationSource {
     }
 
     private RateLimitedOperation resolve(Method method, Class<?> targetClass) {
-        Method specific = specificMethod(method, targetClass);
+        Method specific = RateLimitedPointcut.specificMethod(method, targetClass);
         Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : specific.getDeclaringClass());
-        List<RateLimited> annotations = findAnnotations(specific, userClass);
+        List<RateLimited> annotations = RateLimitedPointcut.annotationsOf(specific, userClass);
         if (annotations.isEmpty()) {
             return null;
         }
-        String description = "@RateLimited on " + userClass.getName() + "." + specific.getName() + "("
-                + Arrays.stream(specific.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", "))
-                + ")";
+        String description = "@RateLimited on " + describe(specific, userClass);
         Map<String, Integer> parameterIndex = parameterIndex(specific);
         Set<String> variables = new HashSet<>(CALL_VARIABLES);
         variables.addAll(parameterIndex.keySet());
@@ -253,19 +247,11 @@ public final class RateLimitedOperationSource {
         return index;
     }
 
-    private static List<RateLimited> findAnnotations(Method method, Class<?> targetClass) {
-        List<RateLimited> onMethod = List.copyOf(
-                AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class, RateLimits.class));
-        if (!onMethod.isEmpty() || targetClass == null || !Modifier.isPublic(method.getModifiers())
-                || method.getDeclaringClass() == Object.class) {
-            return onMethod;
-        }
-        return List.copyOf(AnnotatedElementUtils.findMergedRepeatableAnnotations(ClassUtils.getUserClass(targetClass),
-                RateLimited.class, RateLimits.class));
-    }
-
-    private static Method specificMethod(Method method, Class<?> targetClass) {
-        return (targetClass != null) ? AopUtils.getMostSpecificMethod(method, targetClass) : method;
+    /** A method as start-up errors name it: {@code com.example.Orders.place(String, int)}. */
+    static String describe(Method method, Class<?> userClass) {
+        return userClass.getName() + "." + method.getName() + "("
+                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", "))
+                + ")";
     }
 
     private static InvalidLimiterConfigurationException problem(String subject, String reason, String action) {

@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException.Problem;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.core.InvalidLimitException;
 import io.slidinglimiter.core.LimitDefinition;

@@ -1,14 +1,22 @@
 package io.slidinglimiter.autoconfigure;
 
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.aop.RateLimitedAdvisor;
@@ -20,24 +28,37 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
- * {@code @RateLimited} on bean methods: an infrastructure advisor picked up by Spring Boot's
- * auto-proxy creator, and a check of every annotated method at start-up.
+ * {@code @RateLimited} on bean methods: an infrastructure advisor, the auto-proxy creator that
+ * applies it (registered here, as {@code @EnableCaching} does, so it works whatever
+ * {@code spring.aop.auto} says and without AspectJ), and a check of every annotated method at
+ * start-up.
+ * <p>
+ * The advisor is created while post-processors are, so it and its interceptor hold no application
+ * bean: they look their collaborators up on the first call.
  */
 @AutoConfiguration(after = { LimiterAutoConfiguration.class, AopAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimiters.class)
+@Import(LimiterAopAutoConfiguration.AutoProxyRegistrar.class)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 public class LimiterAopAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    LimiterExpressionParser limiterExpressionParser(ConfigurableListableBeanFactory beanFactory) {
+    static LimiterExpressionParser limiterExpressionParser(ConfigurableListableBeanFactory beanFactory) {
         return new LimiterExpressionParser(beanFactory, beanFactory.getBeanClassLoader());
     }
 
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedOperationSource> rateLimitedOperationSource,
+            ObjectProvider<RateLimiters> rateLimiters, ObjectProvider<LimiterExpressionParser> limiterExpressionParser) {
+        return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimitedOperationSource::getObject,
+                rateLimiters::getObject, limiterExpressionParser::getObject));
+    }
+
+    @Bean
     RateLimitedOperationSource rateLimitedOperationSource(LimitRegistry limitRegistry, LimiterProperties properties,
             LimiterExpressionParser limiterExpressionParser) {
         return new RateLimitedOperationSource(limitRegistry, properties.getLimits().keySet(),
@@ -46,18 +67,33 @@ public class LimiterAopAutoConfiguration {
     }
 
     @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    RateLimitedAdvisor rateLimitedAdvisor(RateLimitedOperationSource rateLimitedOperationSource,
-            RateLimiters rateLimiters, LimiterExpressionParser limiterExpressionParser) {
-        return new RateLimitedAdvisor(rateLimitedOperationSource, new RateLimitedInterceptor(
-                rateLimitedOperationSource, rateLimiters, limiterExpressionParser));
-    }
-
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     RateLimitedMethodsValidator rateLimitedMethodsValidator(ConfigurableListableBeanFactory beanFactory,
             RateLimitedOperationSource rateLimitedOperationSource) {
         return new RateLimitedMethodsValidator(beanFactory, rateLimitedOperationSource);
+    }
+
+    /**
+     * Registers Spring's infrastructure auto-proxy creator unless a stronger one is there (Spring
+     * Boot's AspectJ one, for example), proxying classes unless
+     * {@code spring.aop.proxy-target-class=false}, as Spring Boot does.
+     */
+    static class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
+
+        private Environment environment;
+
+        @Override
+        public void setEnvironment(Environment environment) {
+            this.environment = environment;
+        }
+
+        @Override
+        public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+            if (this.environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true)) {
+                AopConfigUtils.forceAutoProxyCreatorToUseClassProxying(registry);
+            }
+        }
+
     }
 
 }

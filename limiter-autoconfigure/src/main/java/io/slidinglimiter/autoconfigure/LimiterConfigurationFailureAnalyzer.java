@@ -6,7 +6,8 @@ import java.util.Set;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException.Problem;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 
 /**
  * Explains an {@link InvalidLimiterConfigurationException} at start-up: each property or method

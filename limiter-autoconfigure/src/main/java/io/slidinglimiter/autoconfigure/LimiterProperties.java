@@ -9,6 +9,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.web.RateLimitFilter;
 
 /**
  * Configuration of Sliding Limiter, under {@code limiter}.
@@ -229,6 +230,13 @@ public class LimiterProperties {
         private boolean headers = true;
 
         /**
+         * Order of the rate-limit servlet filter. The default, -90, runs just after Spring Security's
+         * filter chain (-100), so keys can use the authenticated principal; set it below -100 to
+         * count requests before security runs (failed logins included).
+         */
+        private int filterOrder = RateLimitFilter.DEFAULT_ORDER;
+
+        /**
          * Limits applied by URL in the servlet filter, with no annotation needed.
          */
         private List<Rule> rules = new ArrayList<>();
@@ -239,6 +247,14 @@ public class LimiterProperties {
 
         public void setHeaders(boolean headers) {
             this.headers = headers;
+        }
+
+        public int getFilterOrder() {
+            return this.filterOrder;
+        }
+
+        public void setFilterOrder(int filterOrder) {
+            this.filterOrder = filterOrder;
         }
 
         public List<Rule> getRules() {

@@ -21,8 +21,9 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException.Problem;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.autoconfigure.LimiterProperties.EmptyKey;
 import io.slidinglimiter.expression.InvalidExpressionException;
 import io.slidinglimiter.expression.KeyExpression;
@@ -61,7 +62,7 @@ public class LimiterWebAutoConfiguration {
                 limiterExpressionParser, rateLimitRejectionHandler, properties.getHttp().isHeaders());
         FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("rateLimitFilter");
-        registration.setOrder(RateLimitFilter.DEFAULT_ORDER);
+        registration.setOrder(properties.getHttp().getFilterOrder());
         return registration;
     }
 

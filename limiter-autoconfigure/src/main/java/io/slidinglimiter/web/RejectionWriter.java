@@ -9,7 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.slidinglimiter.RateLimitExceededException;
-import io.slidinglimiter.aop.InvalidCostException;
+import io.slidinglimiter.InvalidCostException;
 
 /**
  * Turns a limiter exception into its response: 429 through the {@link RateLimitRejectionHandler}

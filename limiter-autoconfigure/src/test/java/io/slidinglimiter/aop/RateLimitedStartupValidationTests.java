@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.slidinglimiter.annotation.RateLimited;
-import io.slidinglimiter.autoconfigure.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.autoconfigure.LimiterAopAutoConfiguration;
 import io.slidinglimiter.autoconfigure.LimiterAutoConfiguration;
 

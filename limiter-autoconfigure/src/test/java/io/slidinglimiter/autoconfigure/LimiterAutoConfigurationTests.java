@@ -76,6 +76,13 @@ class LimiterAutoConfigurationTests {
     }
 
     @Test
+    void theFilterOrderIsAProperty() {
+        this.webRunner.withPropertyValues("limiter.http.filter-order=-200").run((context) ->
+                assertThat(context).getBean("rateLimitFilter", FilterRegistrationBean.class)
+                        .extracting(FilterRegistrationBean::getOrder).isEqualTo(-200));
+    }
+
+    @Test
     void userBeansReplaceTheDefaults() {
         this.webRunner.withUserConfiguration(UserBeans.class).run((context) -> {
             assertThat(context).getBean(TimeSource.class).isSameAs(UserBeans.TIME);

@@ -2,6 +2,8 @@ package io.slidinglimiter.core;
 
 import java.util.Objects;
 
+import io.slidinglimiter.InvalidCostException;
+
 /**
  * One part of an all-or-nothing decision: {@code cost} permits of {@code limit} for {@code key}.
  *
@@ -20,7 +22,8 @@ public record LimitRequest(LimitDefinition limit, String key, long cost) {
      * @param limit the limit's definition
      * @param key the counter key
      * @param cost the permits to take
-     * @throws IllegalArgumentException naming the bad value
+     * @throws IllegalArgumentException naming the bad value: an {@link InvalidCostException} for a
+     * cost outside 1..limit
      */
     public static void check(LimitDefinition limit, String key, long cost) {
         Objects.requireNonNull(limit, "limit must not be null");
@@ -28,7 +31,10 @@ public record LimitRequest(LimitDefinition limit, String key, long cost) {
             throw new IllegalArgumentException("Limit '" + limit.name() + "': the key must not be "
                     + ((key == null) ? "null" : "empty or blank"));
         }
-        WindowCounter.checkCost(cost, limit.limit());
+        if (cost < 1 || cost > limit.limit()) {
+            throw new InvalidCostException("The cost of limit '" + limit.name() + "' was " + cost
+                    + "; it must be between 1 and " + limit.limit());
+        }
     }
 
 }

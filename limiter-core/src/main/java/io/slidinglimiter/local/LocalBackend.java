@@ -37,7 +37,7 @@ import io.slidinglimiter.core.WindowCounter;
  * {@code limit} keeps the counts; a new window, number of sub-windows or algorithm starts a fresh
  * counter.
  */
-public final class LocalBackend implements RateLimitBackend {
+public class LocalBackend implements RateLimitBackend {
 
     /** The default bound on live counters. */
     public static final long DEFAULT_MAX_KEYS = 1_000_000;

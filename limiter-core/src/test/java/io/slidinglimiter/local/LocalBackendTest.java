@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import io.slidinglimiter.Decision;
+import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
@@ -13,6 +14,7 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class LocalBackendTest {
@@ -124,14 +126,17 @@ class LocalBackendTest {
                 .withMessage("Limit 'login': the key must not be empty or blank");
         assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, " \t", 1))
                 .withMessage("Limit 'login': the key must not be empty or blank");
-        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", 0))
-                .withMessage("cost must be greater than 0 but was 0");
-        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", -1))
-                .withMessage("cost must be greater than 0 but was -1");
-        assertThatIllegalArgumentException().isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", 6))
-                .withMessageContaining("cost 6 exceeds the limit of 5 permits per window");
-        assertThatIllegalArgumentException().isThrownBy(() -> new LimitRequest(this.login, "alice", 6))
-                .withMessageContaining("cost 6 exceeds the limit of 5");
+        assertThatExceptionOfType(InvalidCostException.class)
+                .isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", 0))
+                .withMessage("The cost of limit 'login' was 0; it must be between 1 and 5");
+        assertThatExceptionOfType(InvalidCostException.class)
+                .isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", -1))
+                .withMessage("The cost of limit 'login' was -1; it must be between 1 and 5");
+        assertThatExceptionOfType(InvalidCostException.class)
+                .isThrownBy(() -> this.backend.tryAcquire(this.login, "alice", 6))
+                .withMessage("The cost of limit 'login' was 6; it must be between 1 and 5");
+        assertThatExceptionOfType(InvalidCostException.class).isThrownBy(() -> new LimitRequest(this.login, "alice", 6))
+                .withMessage("The cost of limit 'login' was 6; it must be between 1 and 5");
         assertThat(this.backend.peek(this.login, "alice").remaining()).isEqualTo(3);
     }
 

@@ -1,4 +1,4 @@
-package io.slidinglimiter.autoconfigure;
+package io.slidinglimiter.config;
 
 import java.util.List;
 import java.util.stream.Collectors;

@@ -1,0 +1,18 @@
+package io.slidinglimiter;
+
+/**
+ * A call whose cost is not a number between 1 and its limit's permits per window: no such call
+ * could ever be admitted. Thrown before anything is counted. In a web request it becomes 400 Bad
+ * Request, since such costs usually come from request data.
+ */
+public class InvalidCostException extends IllegalArgumentException {
+
+    /**
+     * Creates the exception.
+     * @param message what was wrong, naming the limit; never the key
+     */
+    public InvalidCostException(String message) {
+        super(message);
+    }
+
+}
