@@ -36,7 +36,8 @@ public class LimiterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RateLimitBackend rateLimitBackend(LimiterProperties properties, TimeSource limiterTimeSource) {
-        return new LocalBackend(limiterTimeSource, properties.getLocal().getMaxKeys());
+        return new LocalBackend(limiterTimeSource, properties.getLocal().getMaxKeys(),
+                properties.getLocal().getMaxMemory().toBytes());
     }
 
     @Bean

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.web.RateLimitFilter;
@@ -205,10 +206,16 @@ public class LimiterProperties {
     public static class Local {
 
         /**
-         * Most counters kept at once. Idle ones (unused for their window) are dropped first; past the
-         * bound the least likely to be used again is evicted and its key starts afresh.
+         * Most counters kept at once. Counters that hold nothing are dropped to make room; past the
+         * bound, new keys are counted in a per-limit sketch that can only over-count.
          */
         private long maxKeys = 1_000_000;
+
+        /**
+         * Most memory the counters may take, estimated from their arrays and keys (keys over 200
+         * bytes are stored as a digest).
+         */
+        private DataSize maxMemory = DataSize.ofMegabytes(256);
 
         public long getMaxKeys() {
             return this.maxKeys;
@@ -216,6 +223,14 @@ public class LimiterProperties {
 
         public void setMaxKeys(long maxKeys) {
             this.maxKeys = maxKeys;
+        }
+
+        public DataSize getMaxMemory() {
+            return this.maxMemory;
+        }
+
+        public void setMaxMemory(DataSize maxMemory) {
+            this.maxMemory = maxMemory;
         }
 
     }

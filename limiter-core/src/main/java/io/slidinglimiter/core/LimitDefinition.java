@@ -26,6 +26,9 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
     /** The largest number of sub-windows a window may be cut into. */
     public static final int MAX_SUB_WINDOWS = 3600;
 
+    /** The longest window: a year and a day, far from any overflow of epoch-millisecond arithmetic. */
+    public static final Duration MAX_WINDOW = Duration.ofDays(366);
+
     public LimitDefinition {
         if (name == null || name.isBlank()) {
             throw new InvalidLimitException(Field.NAME, "A limit needs a name, but it was " + (name == null ? "null" : "blank"));
@@ -71,6 +74,10 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
         if (window.isNegative() || window.isZero()) {
             throw new InvalidLimitException(Field.WINDOW, subject + ": window must be positive but was " + window);
         }
+        if (window.compareTo(MAX_WINDOW) > 0) {
+            throw new InvalidLimitException(Field.WINDOW, subject + ": window " + window
+                    + " is longer than the longest supported, " + MAX_WINDOW.toDays() + " days");
+        }
         if (window.toNanosPart() % 1_000_000 != 0) {
             throw new InvalidLimitException(Field.WINDOW,
                     subject + ": window " + window + " is not a whole number of milliseconds");
@@ -82,6 +89,10 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
         if (windowMillis <= 0) {
             throw new InvalidLimitException(Field.WINDOW,
                     subject + ": window must be positive but was " + windowMillis + "ms");
+        }
+        if (windowMillis > MAX_WINDOW.toMillis()) {
+            throw new InvalidLimitException(Field.WINDOW, subject + ": window " + windowMillis
+                    + "ms is longer than the longest supported, " + MAX_WINDOW.toDays() + " days");
         }
         if (subWindows < 1 || subWindows > MAX_SUB_WINDOWS) {
             throw new InvalidLimitException(Field.SUB_WINDOWS, subject + ": sub-windows must be between 1 and "

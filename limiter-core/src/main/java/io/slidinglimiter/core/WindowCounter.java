@@ -18,20 +18,40 @@ import io.slidinglimiter.Decision;
  * lock in the other, is counted at the newest time seen: never undercounted.
  * <p>
  * Each counter holds a lock for the few field updates of a decision; nothing else runs under it.
+ * <p>
+ * A store that forgets idle counters {@linkplain #retireIfEmpty(long) retires} them first: a
+ * retired counter decides nothing more (its methods return null), so a caller that looked it up
+ * just before it was dropped looks the key up again instead of counting where nobody will look.
+ * <p>
+ * Retry-after and reset times are never longer than the window, even when the clock passed in
+ * steps back.
  */
-public abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog {
+public abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, SketchedCounter {
 
     private static final AtomicLong LOCK_ORDER = new AtomicLong();
 
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock;
 
     /** Several counters are always locked in this order, so that all-or-nothing decisions cannot deadlock. */
-    private final long lockOrder = LOCK_ORDER.getAndIncrement();
+    private final long lockOrder;
 
     final long windowMillis;
 
+    private boolean retired;
+
     WindowCounter(long windowMillis) {
+        this(windowMillis, new ReentrantLock(), nextLockOrder());
+    }
+
+    /** For counters that share another object's lock. */
+    WindowCounter(long windowMillis, ReentrantLock lock, long lockOrder) {
         this.windowMillis = windowMillis;
+        this.lock = lock;
+        this.lockOrder = lockOrder;
+    }
+
+    static long nextLockOrder() {
+        return LOCK_ORDER.getAndIncrement();
     }
 
     /**
@@ -69,13 +89,16 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @param nowMillis the current time
      * @param cost the permits this call takes, between 1 and {@code limit}
      * @param limit the permits per window
-     * @return the decision
+     * @return the decision; null if this counter was retired (look the key up again)
      * @throws IllegalArgumentException if {@code cost} is not between 1 and {@code limit}
      */
     public final Decision tryAcquire(long nowMillis, long cost, long limit) {
         checkCost(cost, limit);
         this.lock.lock();
         try {
+            if (retired()) {
+                return null;
+            }
             advance(nowMillis);
             long retryAfterMillis = retryAfterMillis(nowMillis, cost, limit);
             if (retryAfterMillis == 0) {
@@ -92,14 +115,39 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * What a call of cost 1 would be told now, without consuming anything.
      * @param nowMillis the current time
      * @param limit the permits per window
-     * @return the decision a call of cost 1 would get
+     * @return the decision a call of cost 1 would get; null if this counter was retired
      */
     public final Decision peek(long nowMillis, long limit) {
         checkCost(1, limit);
         this.lock.lock();
         try {
+            if (retired()) {
+                return null;
+            }
             advance(nowMillis);
             return decision(nowMillis, limit, retryAfterMillis(nowMillis, 1, limit));
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Retires this counter if it holds no permit at {@code nowMillis}: it then decides nothing more,
+     * and the store that holds it may drop it without losing a count.
+     * @param nowMillis the current time
+     * @return whether the counter is retired (now or before)
+     */
+    public final boolean retireIfEmpty(long nowMillis) {
+        if (!this.lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!this.retired) {
+                advance(nowMillis);
+                this.retired = used() == 0;
+            }
+            return this.retired;
         }
         finally {
             this.lock.unlock();
@@ -127,7 +175,8 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @param counters distinct counters
      * @param costs the cost for each counter
      * @param limits the limit for each counter
-     * @return the decisions, all-or-nothing
+     * @return the decisions, all-or-nothing; null if one of the counters was retired (look the keys up
+     * again)
      * @throws IllegalArgumentException if a counter appears twice or a cost does not fit its limit
      */
     public static Decisions tryAcquireAll(long nowMillis, WindowCounter[] counters, long[] costs, long[] limits) {
@@ -151,6 +200,11 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
             for (WindowCounter counter : lockOrder) {
                 counter.lock.lock();
                 locked++;
+            }
+            for (WindowCounter counter : counters) {
+                if (counter.retired()) {
+                    return null;
+                }
             }
             long[] retryAfterMillis = new long[count];
             boolean allFit = true;
@@ -185,12 +239,19 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
         }
     }
 
+    /** The decision as of {@code nowMillis}; waits are capped at the window for a clock that stepped back. */
     private Decision decision(long nowMillis, long limit, long retryAfterMillis) {
         long remaining = Math.max(0, limit - used());
-        return new Decision(retryAfterMillis == 0, limit, remaining, retryAfterMillis, resetAfterMillis(nowMillis));
+        return new Decision(retryAfterMillis == 0, limit, remaining, Math.min(retryAfterMillis, this.windowMillis),
+                Math.min(resetAfterMillis(nowMillis), this.windowMillis));
     }
 
     // The methods below run with the lock held.
+
+    /** Whether this counter decides nothing more. */
+    boolean retired() {
+        return this.retired;
+    }
 
     /** Moves the window up to {@code nowMillis}, dropping the permits that expired. */
     abstract void advance(long nowMillis);

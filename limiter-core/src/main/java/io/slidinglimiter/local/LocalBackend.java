@@ -1,19 +1,19 @@
 package io.slidinglimiter.local;
 
 import java.util.List;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
-import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.CounterKeys;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.OverflowSketch;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.core.WindowCounter;
@@ -25,68 +25,104 @@ import io.slidinglimiter.core.WindowCounter;
  * Decision decision = backend.tryAcquire(LimitDefinition.of("login", 5, Duration.ofMinutes(1), 12), "alice", 1);
  * }</pre>
  * <p>
- * <b>Memory.</b> A counter not used for as long as its window holds nothing and is dropped. The
- * number of live counters is bounded by {@code maxKeys}: past the bound, the counter least likely
- * to be used again is dropped (Caffeine's W-TinyLFU policy, recency and frequency, so a flood of
- * one-off keys evicts itself before it displaces busy keys) and its key starts afresh on its next
- * call. Such evictions forget counts, so they are counted ({@link #evictions()}) for metrics; a bound
- * that evicts often is too small. Eviction runs on {@link ForkJoinPool#commonPool()} by default, so
- * the live count may pass the bound for a moment under a burst of new keys.
+ * <b>Memory.</b> Counters are bounded in number ({@code maxKeys}) and in estimated bytes
+ * ({@code maxBytes}: each counter weighs its arrays, its key and their overhead); keys over
+ * {@value CounterKeys#MAX_KEY_BYTES} UTF-8 bytes are stored as a digest. A counter that holds no
+ * permit is dropped when room is needed (and at least once a minute), never one that holds some:
+ * forgetting a count would let its key be admitted again.
+ * <p>
+ * <b>When the bound is reached</b> by counters that all hold permits (a flood of keys), a new key
+ * is decided through its limit's {@link OverflowSketch}, which can only over-estimate. No flood,
+ * in any limit, lets a key be admitted more than its limit per window, and a flood in one limit
+ * never drops another limit's counters. What a flood costs is false rejections of new keys of the
+ * flooded limit while it lasts, and of other limits' new keys only while the shared bound is full.
+ * Such decisions are counted ({@link #overflowDecisions()}).
  * <p>
  * <b>Limits changed at run time.</b> The definition passed to each call applies: a new
- * {@code limit} keeps the counts; a new window, number of sub-windows or algorithm starts a fresh
- * counter.
+ * {@code limit} keeps the counts; a new window, number of sub-windows or algorithm starts fresh
+ * counters for that limit.
  */
 public class LocalBackend implements RateLimitBackend {
 
     /** The default bound on live counters. */
     public static final long DEFAULT_MAX_KEYS = 1_000_000;
 
+    /** The default bound on the estimated bytes of live counters: 256 MB. */
+    public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
+
+    /** How often counters that hold nothing are dropped while the bounds leave room. */
+    private static final long IDLE_SWEEP_MILLIS = 60_000;
+
+    /** How often at most a full store looks for counters that hold nothing. */
+    private static final long FULL_SWEEP_MILLIS = 1_000;
+
     private final TimeSource timeSource;
 
-    private final Cache<CounterKey, WindowCounter> counters;
+    private final long maxKeys;
 
-    private final LongAdder evictions = new LongAdder();
+    private final long maxBytes;
+
+    private final Map<String, LimitCounters> limits = new ConcurrentHashMap<>();
+
+    private final AtomicLong liveCounters = new AtomicLong();
+
+    private final AtomicLong liveBytes = new AtomicLong();
+
+    private final LongAdder overflowDecisions = new LongAdder();
+
+    private final ReentrantLock sweepLock = new ReentrantLock();
+
+    private volatile long nextIdleSweepMillis;
+
+    private volatile long nextFullSweepMillis;
 
     /**
-     * Creates a backend on the monotonic clock with the default bound.
+     * Creates a backend on the monotonic clock with the default bounds.
      */
     public LocalBackend() {
         this(TimeSource.monotonic(), DEFAULT_MAX_KEYS);
     }
 
     /**
-     * Creates a backend.
+     * Creates a backend with the default bound on bytes.
      * @param timeSource where time comes from
      * @param maxKeys the most counters kept at once, greater than 0
      */
     public LocalBackend(TimeSource timeSource, long maxKeys) {
-        this(timeSource, maxKeys, ForkJoinPool.commonPool());
+        this(timeSource, maxKeys, DEFAULT_MAX_BYTES);
     }
 
-    LocalBackend(TimeSource timeSource, long maxKeys, Executor maintenanceExecutor) {
+    /**
+     * Creates a backend.
+     * @param timeSource where time comes from
+     * @param maxKeys the most counters kept at once, greater than 0
+     * @param maxBytes the most estimated bytes of counters kept at once, greater than 0
+     */
+    public LocalBackend(TimeSource timeSource, long maxKeys, long maxBytes) {
         if (maxKeys <= 0) {
             throw new IllegalArgumentException("max-keys must be greater than 0 but was " + maxKeys);
         }
+        if (maxBytes <= 0) {
+            throw new IllegalArgumentException("max-memory must be greater than 0 but was " + maxBytes);
+        }
         this.timeSource = timeSource;
-        this.counters = Caffeine.newBuilder()
-                .maximumSize(maxKeys)
-                .expireAfter(new IdleForOneWindow())
-                .ticker(() -> timeSource.currentTimeMillis() * 1_000_000L)
-                .executor(maintenanceExecutor)
-                .evictionListener((CounterKey key, WindowCounter counter, RemovalCause cause) -> {
-                    if (cause == RemovalCause.SIZE) {
-                        this.evictions.increment();
-                    }
-                })
-                .build();
+        this.maxKeys = maxKeys;
+        this.maxBytes = maxBytes;
+        long now = timeSource.currentTimeMillis();
+        this.nextIdleSweepMillis = now + IDLE_SWEEP_MILLIS;
     }
 
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
         LimitRequest.check(limit, key, cost);
         long nowMillis = this.timeSource.currentTimeMillis();
-        return counterFor(limit, key, nowMillis).tryAcquire(nowMillis, cost, limit.limit());
+        String storedKey = CounterKeys.bounded(key);
+        while (true) {
+            Decision decision = counterFor(limit, storedKey, nowMillis).tryAcquire(nowMillis, cost, limit.limit());
+            if (decision != null) {
+                return decision;
+            }
+        }
     }
 
     @Override
@@ -96,85 +132,232 @@ public class LocalBackend implements RateLimitBackend {
         }
         long nowMillis = this.timeSource.currentTimeMillis();
         int count = requests.size();
-        WindowCounter[] counters = new WindowCounter[count];
+        String[] keys = new String[count];
         long[] costs = new long[count];
         long[] limits = new long[count];
         for (int i = 0; i < count; i++) {
             LimitRequest request = requests.get(i);
-            counters[i] = counterFor(request.limit(), request.key(), nowMillis);
+            keys[i] = CounterKeys.bounded(request.key());
             costs[i] = request.cost();
             limits[i] = request.limit().limit();
         }
-        return WindowCounter.tryAcquireAll(nowMillis, counters, costs, limits);
+        WindowCounter[] counters = new WindowCounter[count];
+        while (true) {
+            for (int i = 0; i < count; i++) {
+                counters[i] = counterFor(requests.get(i).limit(), keys[i], nowMillis);
+            }
+            Decisions decisions = WindowCounter.tryAcquireAll(nowMillis, counters, costs, limits);
+            if (decisions != null) {
+                return decisions;
+            }
+        }
     }
 
     @Override
     public Decision peek(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
         long nowMillis = this.timeSource.currentTimeMillis();
-        WindowCounter counter = this.counters.getIfPresent(new CounterKey(limit.name(), key));
-        if (counter == null || !counter.countsFor(limit)) {
+        String storedKey = CounterKeys.bounded(key);
+        LimitCounters counters = this.limits.get(limit.name());
+        if (counters == null || !counters.countsFor(limit)) {
             return new Decision(true, limit.limit(), limit.limit(), 0, 0);
         }
-        return counter.peek(nowMillis, limit.limit());
+        WindowCounter counter = counters.get(storedKey);
+        Decision decision = (counter != null) ? counter.peek(nowMillis, limit.limit()) : null;
+        return (decision != null) ? decision
+                : counters.sketch.counterFor(storedKey, () -> false).peek(nowMillis, limit.limit());
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A key decided through the overflow sketch shares its counts with other keys and cannot be
+     * reset alone; it frees by itself within one window.
+     */
     @Override
     public void reset(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
-        WindowCounter counter = this.counters.getIfPresent(new CounterKey(limit.name(), key));
+        LimitCounters counters = this.limits.get(limit.name());
+        WindowCounter counter = (counters != null) ? counters.get(CounterKeys.bounded(key)) : null;
         if (counter != null) {
             counter.reset();
         }
     }
 
     /**
-     * The number of counters held now, after dropping idle and excess ones.
+     * The number of counters held now, after dropping those that hold nothing.
      * @return the live counter count
      */
     public long liveCounters() {
-        this.counters.cleanUp();
-        return this.counters.estimatedSize();
+        sweep(this.timeSource.currentTimeMillis(), true);
+        return this.liveCounters.get();
     }
 
     /**
-     * How many live counters were dropped because the bound was reached.
-     * @return the eviction count since start
+     * The estimated bytes of the counters held now.
+     * @return the estimate, at most {@code maxBytes}
      */
-    public long evictions() {
-        return this.evictions.sum();
+    public long liveBytes() {
+        return this.liveBytes.get();
+    }
+
+    /**
+     * How many decisions were taken through an overflow sketch because the bounds were full.
+     * @return the count since start
+     */
+    public long overflowDecisions() {
+        return this.overflowDecisions.sum();
     }
 
     private WindowCounter counterFor(LimitDefinition limit, String key, long nowMillis) {
-        CounterKey counterKey = new CounterKey(limit.name(), key);
-        WindowCounter counter = this.counters.getIfPresent(counterKey);
-        if (counter != null && counter.countsFor(limit)) {
+        LimitCounters counters = countersOf(limit);
+        WindowCounter counter = counters.get(key);
+        if (counter != null) {
             return counter;
         }
-        return this.counters.asMap().compute(counterKey, (ignored, existing) ->
-                (existing != null && existing.countsFor(limit)) ? existing : WindowCounter.create(limit, nowMillis));
+        long weight = counters.weightOf(key);
+        if (reserve(weight, nowMillis)) {
+            WindowCounter created = counters.createIfSketchIsEmpty(key, limit, nowMillis);
+            if (created != null) {
+                return created;
+            }
+            release(weight);
+            WindowCounter raced = counters.get(key);
+            if (raced != null) {
+                return raced;
+            }
+        }
+        this.overflowDecisions.increment();
+        return counters.sketch.counterFor(key, () -> counters.get(key) != null);
     }
 
-    /** Limit names and keys are kept apart, so no key can collide with another limit's. */
-    private record CounterKey(String limitName, String key) {
+    private LimitCounters countersOf(LimitDefinition limit) {
+        LimitCounters counters = this.limits.get(limit.name());
+        if (counters != null && counters.countsFor(limit)) {
+            return counters;
+        }
+        return this.limits.compute(limit.name(), (name, existing) -> {
+            if (existing != null && existing.countsFor(limit)) {
+                return existing;
+            }
+            if (existing != null) {
+                existing.counters.forEach((key, counter) -> release(existing.weightOf(key)));
+            }
+            return new LimitCounters(limit);
+        });
     }
 
-    /** A counter idle for one window holds nothing: drop it then. */
-    private static final class IdleForOneWindow implements Expiry<CounterKey, WindowCounter> {
+    /** Takes room for one counter of {@code weight} bytes, dropping empty counters if needed. */
+    private boolean reserve(long weight, long nowMillis) {
+        if (nowMillis >= this.nextIdleSweepMillis) {
+            sweep(nowMillis, false);
+        }
+        if (tryReserve(weight)) {
+            return true;
+        }
+        if (nowMillis >= this.nextFullSweepMillis) {
+            sweep(nowMillis, false);
+            return tryReserve(weight);
+        }
+        return false;
+    }
 
-        @Override
-        public long expireAfterCreate(CounterKey key, WindowCounter counter, long currentTime) {
-            return counter.windowMillis() * 1_000_000L;
+    private boolean tryReserve(long weight) {
+        if (this.liveCounters.incrementAndGet() > this.maxKeys) {
+            this.liveCounters.decrementAndGet();
+            return false;
+        }
+        if (this.liveBytes.addAndGet(weight) > this.maxBytes) {
+            release(weight);
+            return false;
+        }
+        return true;
+    }
+
+    private void release(long weight) {
+        this.liveCounters.decrementAndGet();
+        this.liveBytes.addAndGet(-weight);
+    }
+
+    /** Drops the counters that hold nothing; one thread at a time, the others go on deciding. */
+    private void sweep(long nowMillis, boolean wait) {
+        if (wait) {
+            this.sweepLock.lock();
+        }
+        else if (!this.sweepLock.tryLock()) {
+            return;
+        }
+        try {
+            this.nextIdleSweepMillis = nowMillis + IDLE_SWEEP_MILLIS;
+            this.nextFullSweepMillis = nowMillis + FULL_SWEEP_MILLIS;
+            for (LimitCounters counters : this.limits.values()) {
+                counters.counters.forEach((key, counter) -> {
+                    if (counter.retireIfEmpty(nowMillis) && counters.counters.remove(key, counter)) {
+                        release(counters.weightOf(key));
+                    }
+                });
+            }
+        }
+        finally {
+            this.sweepLock.unlock();
+        }
+    }
+
+    /** One limit's counters, all of one geometry, with the sketch for keys that find no room. */
+    private static final class LimitCounters {
+
+        /** A counter's fixed cost beyond its arrays: object headers, fields, lock, map entry. */
+        private static final long COUNTER_OVERHEAD_BYTES = 160;
+
+        /** A key's cost beyond its characters: the String object and its array header. */
+        private static final long KEY_OVERHEAD_BYTES = 40;
+
+        private final LimitDefinition geometry;
+
+        private final Map<String, WindowCounter> counters = new ConcurrentHashMap<>();
+
+        private final OverflowSketch sketch;
+
+        private final long counterBytes;
+
+        LimitCounters(LimitDefinition geometry) {
+            this.geometry = geometry;
+            this.sketch = new OverflowSketch(geometry);
+            this.counterBytes = COUNTER_OVERHEAD_BYTES + arrayBytes(geometry);
         }
 
-        @Override
-        public long expireAfterUpdate(CounterKey key, WindowCounter counter, long currentTime, long currentDuration) {
-            return counter.windowMillis() * 1_000_000L;
+        boolean countsFor(LimitDefinition definition) {
+            return this.sketch.countsFor(definition);
         }
 
-        @Override
-        public long expireAfterRead(CounterKey key, WindowCounter counter, long currentTime, long currentDuration) {
-            return counter.windowMillis() * 1_000_000L;
+        WindowCounter get(String key) {
+            return this.counters.get(key);
+        }
+
+        long weightOf(String key) {
+            return this.counterBytes + KEY_OVERHEAD_BYTES + 2L * key.length();
+        }
+
+        /**
+         * A new counter for {@code key}, unless the key has counts in the sketch (starting from zero
+         * would forget them) or another thread created one first.
+         * @return the counter this call created, or null
+         */
+        WindowCounter createIfSketchIsEmpty(String key, LimitDefinition limit, long nowMillis) {
+            WindowCounter[] created = new WindowCounter[1];
+            this.sketch.whenEmptyFor(key, nowMillis, () -> this.counters.computeIfAbsent(key,
+                    (ignored) -> created[0] = WindowCounter.create(limit, nowMillis)));
+            return created[0];
+        }
+
+        /** Bytes of a counter's arrays: the ring of slot counts, or the log at its largest. */
+        private static long arrayBytes(LimitDefinition geometry) {
+            if (geometry.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) {
+                return 16 + 8L * geometry.subWindows();
+            }
+            long entries = Math.max(8, Long.highestOneBit(Math.max(1, Math.min(geometry.limit(),
+                    geometry.windowMillis())) * 2 - 1));
+            return 2 * (16 + 8 * entries);
         }
 
     }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class LimitDefinitionTest {
@@ -35,6 +36,16 @@ class LimitDefinitionTest {
                 .withMessage("Limit 'api': window must be positive but was PT-1S");
         assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", 5, Duration.ofNanos(1_500_000), 1))
                 .withMessage("Limit 'api': window PT0.0015S is not a whole number of milliseconds");
+    }
+
+    @Test
+    void aWindowTooLongForMillisecondArithmeticIsRefusedByName() {
+        assertThatExceptionOfType(InvalidLimitException.class)
+                .isThrownBy(() -> LimitDefinition.of("api", 5, Duration.ofDays(100_000_000_000L), 10))
+                .withMessage("Limit 'api': window PT2400000000000H is longer than the longest supported, 366 days")
+                .extracting(InvalidLimitException::getField).isEqualTo(InvalidLimitException.Field.WINDOW);
+        assertThat(LimitDefinition.of("yearly", 5, Duration.ofDays(365), 73).windowMillis())
+                .isEqualTo(365L * 24 * 3600 * 1000);
     }
 
     @Test

@@ -137,6 +137,19 @@ class SlidingWindowCounterTest {
     }
 
     @Test
+    void aClockThatStepsBackNeverStretchesTheWaitsBeyondTheWindow() {
+        SlidingWindowCounter counter = new SlidingWindowCounter(1000, 10, T0 + 500_000);
+        counter.tryAcquire(T0 + 500_000, 1, 1);
+        Decision stepBack = counter.tryAcquire(T0, 1, 1);
+        assertThat(stepBack.allowed()).isFalse();
+        assertThat(stepBack.retryAfterMillis()).isEqualTo(1000);
+        assertThat(stepBack.resetAfterMillis()).isEqualTo(1000);
+        SlidingLog log = new SlidingLog(1000);
+        log.tryAcquire(T0 + 500_000, 1, 1);
+        assertThat(log.tryAcquire(T0, 1, 1).retryAfterMillis()).isEqualTo(1000);
+    }
+
+    @Test
     void aFixedWindowLetsTwiceTheLimitThroughAtTheBoundary() {
         SlidingWindowCounter fixed = new SlidingWindowCounter(1000, 1, T0);
         assertThat(articleBoundaryBurst(fixed)).isEqualTo(200);

@@ -1,52 +1,169 @@
 package io.slidinglimiter.local;
 
 import java.time.Duration;
+import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.CounterKeys;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.ManualTimeSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/**
+ * The bounds on the local store, and what a flood of keys can and cannot do to it.
+ */
 class LocalBackendMemoryTest {
 
+    private static final long START = 1_700_000_000_000L;
+
+    private final ManualTimeSource time = new ManualTimeSource(START);
+
     @Test
-    void liveCountersStayAtTheBoundAndIdleOnesVanishAfterTheirWindow() {
-        ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
-        // Maintenance on the calling thread, so the bound is checked at exact points.
-        LocalBackend backend = new LocalBackend(time, 100_000, Runnable::run);
+    void liveCountersStayAtTheBoundAndEmptyOnesVanishAfterTheirWindow() {
+        LocalBackend backend = new LocalBackend(this.time, 100_000);
         LimitDefinition limit = LimitDefinition.of("per-client", 10, Duration.ofSeconds(10), 10);
 
         for (int key = 0; key < 2_000_000; key++) {
             backend.tryAcquire(limit, "client-" + key, 1);
             if (key % 1_000 == 0) {
-                time.advanceMillis(1);
+                this.time.advanceMillis(1);
             }
             if (key % 250_000 == 249_999) {
                 assertThat(backend.liveCounters()).as("after %d keys", key + 1).isLessThanOrEqualTo(100_000);
             }
         }
         assertThat(backend.liveCounters()).isEqualTo(100_000);
-        assertThat(backend.evictions()).isEqualTo(1_900_000);
+        assertThat(backend.overflowDecisions()).isEqualTo(1_900_000);
 
-        time.advance(Duration.ofSeconds(10));
+        this.time.advance(Duration.ofSeconds(10));
         assertThat(backend.liveCounters()).isZero();
-        assertThat(backend.evictions()).as("expiry is not eviction").isEqualTo(1_900_000);
+        assertThat(backend.liveBytes()).isZero();
     }
 
     @Test
-    void aCounterInUseIsKeptWhileIdleOnesExpire() {
-        ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
-        LocalBackend backend = new LocalBackend(time, 1_000, Runnable::run);
+    void aCounterInUseIsKeptWhileEmptyOnesAreDropped() {
+        LocalBackend backend = new LocalBackend(this.time, 1_000);
         LimitDefinition limit = LimitDefinition.of("api", 5, Duration.ofSeconds(1), 10);
         backend.tryAcquire(limit, "idle", 1);
         for (int step = 0; step < 5; step++) {
             backend.tryAcquire(limit, "busy", 1);
-            time.advanceMillis(400);
+            this.time.advanceMillis(400);
         }
         assertThat(backend.liveCounters()).isEqualTo(1);
         assertThat(backend.peek(limit, "busy").remaining()).isEqualTo(3);
+    }
+
+    /** The reproduction: 100 admissions in 2 s for a limit of 5 per minute. */
+    @Test
+    void aFloodOfOtherKeysNeverResetsAVictimsCounter() {
+        LocalBackend backend = new LocalBackend(this.time, 1_000);
+        LimitDefinition login = LimitDefinition.of("login", 5, Duration.ofMinutes(1), 12);
+        SplittableRandom random = new SplittableRandom(42);
+        int aliceAdmitted = 0;
+        int junk = 0;
+        for (int round = 0; round < 20; round++) {
+            for (int attempt = 0; attempt < 10; attempt++) {
+                aliceAdmitted += backend.tryAcquire(login, "alice", 1).allowed() ? 1 : 0;
+            }
+            for (int flood = 0; flood < 2_000; flood++) {
+                String key = "junk-" + junk++;
+                for (int hit = random.nextInt(2, 5); hit > 0; hit--) {
+                    backend.tryAcquire(login, key, 1);
+                }
+            }
+            this.time.advanceMillis(100);
+        }
+        assertThat(aliceAdmitted).isEqualTo(5);
+        assertThat(backend.liveCounters()).isLessThanOrEqualTo(1_000);
+    }
+
+    @Test
+    void aKeyThatStartedInTheSketchKeepsItsCountWhenItGetsACounter() {
+        LocalBackend backend = new LocalBackend(this.time, 1);
+        LimitDefinition limit = LimitDefinition.of("api", 3, Duration.ofSeconds(10), 10);
+        backend.tryAcquire(limit, "first", 1);
+        for (int i = 0; i < 3; i++) {
+            assertThat(backend.tryAcquire(limit, "late", 1).allowed()).isTrue();
+        }
+        assertThat(backend.overflowDecisions()).isEqualTo(3);
+        // "first" expires and frees the room; "late" still has 3 in the sketch, so it stays there.
+        this.time.advance(Duration.ofSeconds(9));
+        assertThat(backend.tryAcquire(limit, "late", 1).allowed()).isFalse();
+        this.time.advance(Duration.ofSeconds(1));
+        assertThat(backend.tryAcquire(limit, "late", 1).allowed()).isTrue();
+        assertThat(backend.liveCounters()).isEqualTo(1);
+    }
+
+    @Test
+    void aFloodInOneLimitDropsNoCounterOfAnother() {
+        LocalBackend backend = new LocalBackend(this.time, 1_000);
+        LimitDefinition login = LimitDefinition.of("login", 3, Duration.ofMinutes(1), 12);
+        LimitDefinition search = LimitDefinition.of("search", 100, Duration.ofSeconds(1), 10);
+        backend.tryAcquire(login, "alice", 3);
+        for (int key = 0; key < 50_000; key++) {
+            backend.tryAcquire(search, "junk-" + key, 1);
+        }
+        assertThat(backend.tryAcquire(login, "alice", 1).allowed()).isFalse();
+        assertThat(backend.peek(login, "alice").remaining()).isZero();
+    }
+
+    /**
+     * Random floods against a model that never forgets: whatever the bound, a key is never admitted
+     * more than an unbounded store would admit it, in any limit.
+     */
+    @Test
+    void underAnyFloodNoKeyIsAdmittedMoreThanWithoutABound() {
+        for (long seed = 0; seed < 40; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            ManualTimeSource clock = new ManualTimeSource(START);
+            LocalBackend bounded = new LocalBackend(clock, random.nextInt(1, 30));
+            LocalBackend unbounded = new LocalBackend(clock, Long.MAX_VALUE, Long.MAX_VALUE);
+            LimitDefinition[] limits = { LimitDefinition.of("a", random.nextLong(1, 6), Duration.ofMillis(500), 5),
+                    new LimitDefinition("b", random.nextLong(1, 6), Duration.ofMillis(300), 1, Algorithm.SLIDING_LOG) };
+            for (int step = 0; step < 3_000; step++) {
+                LimitDefinition limit = limits[random.nextInt(limits.length)];
+                String key = (random.nextInt(4) == 0) ? "victim-" + random.nextInt(3) : "k" + random.nextInt(200);
+                long cost = random.nextLong(1, limit.limit() + 1);
+                if (bounded.tryAcquire(limit, key, cost).allowed()) {
+                    assertThat(unbounded.tryAcquire(limit, key, cost).allowed())
+                            .as("seed %d step %d: %s admitted %s beyond its limit", seed, step, limit.name(), key)
+                            .isTrue();
+                }
+                clock.advanceMillis(random.nextInt(0, 20));
+            }
+        }
+    }
+
+    @Test
+    void theByteBoundHoldsForLongKeysAndManySubWindows() {
+        LocalBackend backend = new LocalBackend(this.time, 1_000_000, 10L * 1024 * 1024);
+        LimitDefinition fine = LimitDefinition.of("fine", 10, Duration.ofHours(1), 3600);
+        String padding = "x".repeat(8_000);
+        for (int key = 0; key < 20_000; key++) {
+            backend.tryAcquire(fine, padding + key, 1);
+        }
+        assertThat(backend.liveBytes()).isLessThanOrEqualTo(10L * 1024 * 1024);
+        // Long keys are stored as digests: each counter weighs its 3600 slots, not 8 000 characters.
+        assertThat(backend.liveBytes() / backend.liveCounters()).isLessThan(30_000);
+        assertThat(backend.liveCounters()).isGreaterThan(300);
+    }
+
+    @Test
+    void longKeysAreStoredAsDigestsAndStillCountedApart() {
+        LocalBackend backend = new LocalBackend(this.time, 1_000);
+        LimitDefinition limit = LimitDefinition.of("api", 1, Duration.ofSeconds(10), 10);
+        String longKey = "k".repeat(300);
+        assertThat(CounterKeys.bounded(longKey)).startsWith("sha256:").hasSize(50);
+        assertThat(CounterKeys.bounded("short")).isEqualTo("short");
+        assertThat(CounterKeys.bounded(CounterKeys.bounded(longKey))).isNotEqualTo(CounterKeys.bounded(longKey));
+        assertThat(backend.tryAcquire(limit, longKey, 1).allowed()).isTrue();
+        assertThat(backend.tryAcquire(limit, longKey, 1).allowed()).isFalse();
+        assertThat(backend.tryAcquire(limit, longKey + "!", 1).allowed()).isTrue();
+        assertThat(backend.tryAcquire(limit, CounterKeys.bounded(longKey), 1).allowed())
+                .as("a short key cannot pose as a long key's digest").isTrue();
     }
 
 }

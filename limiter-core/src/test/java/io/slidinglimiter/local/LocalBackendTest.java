@@ -21,7 +21,7 @@ class LocalBackendTest {
 
     private final ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
 
-    private final LocalBackend backend = new LocalBackend(this.time, 10_000, Runnable::run);
+    private final LocalBackend backend = new LocalBackend(this.time, 10_000);
 
     private final LimitDefinition login = LimitDefinition.of("login", 5, Duration.ofMinutes(1), 12);
 
