@@ -11,6 +11,11 @@ import io.slidinglimiter.core.LimitRequest;
 /**
  * Thrown when a rate limit denies a call. In a web request the library's filter turns it into
  * 429 Too Many Requests; elsewhere it reaches the caller.
+ * <p>
+ * A call may also be denied because its key could not be determined (an anonymous caller of a
+ * {@code #principal?.name} limit, under {@code limiter.empty-key=reject}): {@link #isMissingKey()}
+ * tells it apart. Waiting does not help such a call, so its retry-after is zero, and in a web
+ * request it is answered 400 Bad Request, not 429.
  * <pre>{@code
  * try {
  *     reports.generate(customerId);
@@ -34,6 +39,8 @@ public class RateLimitExceededException extends RuntimeException {
 
     private final List<String> violatedLimits;
 
+    private final boolean missingKey;
+
     /**
      * Creates an exception for a denied call.
      * @param limitName the name of the (first) limit that denied the call
@@ -45,7 +52,14 @@ public class RateLimitExceededException extends RuntimeException {
      */
     public RateLimitExceededException(String limitName, String key, long limit, Duration window, Duration retryAfter,
             List<String> violatedLimits) {
-        super("Rate limit '" + limitName + "' exceeded (" + limit + " per " + window + "); retry after " + retryAfter);
+        this(describe(limitName, limit, window, retryAfter, ""), limitName, key, limit, window, retryAfter,
+                violatedLimits, false);
+    }
+
+    private RateLimitExceededException(String message, String limitName, String key, long limit, Duration window,
+            Duration retryAfter, List<String> violatedLimits, boolean missingKey) {
+        super(message);
+        this.missingKey = missingKey;
         this.limitName = limitName;
         this.key = key;
         this.limit = limit;
@@ -73,19 +87,45 @@ public class RateLimitExceededException extends RuntimeException {
             throw new IllegalArgumentException("The call was allowed");
         }
         LimitDefinition limit = first.limit();
-        return new RateLimitExceededException(limit.name(), first.key(), limit.limit(), limit.window(),
-                decisions.retryAfter(), violated);
+        Decision denial = decisions.get(requests.indexOf(first));
+        String costNote = (first.cost() > 1)
+                ? " This call costs " + first.cost() + "; " + denial.remaining() + " left." : "";
+        return new RateLimitExceededException(describe(limit.name(), limit.limit(), limit.window(),
+                decisions.retryAfter(), costNote), limit.name(), first.key(), limit.limit(), limit.window(),
+                decisions.retryAfter(), violated, false);
     }
 
     /**
      * The exception for a call whose key could not be determined, under
-     * {@code limiter.empty-key=reject}: it waits one window.
+     * {@code limiter.empty-key=reject}.
      * @param limit the limit whose key was null or blank
-     * @return the exception, with a null key
+     * @param keySource what the key is made from, to name in the message (an expression)
+     * @return the exception, with a null key, a zero retry-after and {@link #isMissingKey()} true
      */
-    public static RateLimitExceededException forMissingKey(LimitDefinition limit) {
-        return new RateLimitExceededException(limit.name(), null, limit.limit(), limit.window(), limit.window(),
-                List.of(limit.name()));
+    public static RateLimitExceededException forMissingKey(LimitDefinition limit, String keySource) {
+        return new RateLimitExceededException("Rate limit '" + limit.name() + "' needs a key, but " + keySource
+                + " gave none for this call. Waiting will not help: send what the key is made from.", limit.name(),
+                null, limit.limit(), limit.window(), Duration.ZERO, List.of(limit.name()), true);
+    }
+
+    /**
+     * The one wording of a denial, in exceptions and HTTP responses alike:
+     * {@code Rate limit 'login' of 5 per 60s exceeded; retry after 12s.}
+     */
+    private static String describe(String limitName, long limit, Duration window, Duration retryAfter, String note) {
+        long windowMillis = window.toMillis();
+        String per = (windowMillis % 1000 == 0) ? (windowMillis / 1000) + "s" : windowMillis + "ms";
+        return "Rate limit '" + limitName + "' of " + limit + " per " + per + " exceeded; retry after "
+                + Math.max(1, (retryAfter.toMillis() + 999) / 1000) + "s." + note;
+    }
+
+    /**
+     * Whether the call was denied because its key could not be determined, not because a limit was
+     * used up.
+     * @return {@code true} for a missing key
+     */
+    public boolean isMissingKey() {
+        return this.missingKey;
     }
 
     /** @return the name of the first limit that denied the call */

@@ -20,9 +20,11 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 
 import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.InvalidLimitException;
 import io.slidinglimiter.core.LimitDefinition;
@@ -165,6 +167,10 @@ public final class RateLimitedOperationSource {
             return name.isEmpty() ? value : name;
         }
         String defaultName = userClass.getSimpleName() + "." + method.getName();
+        if (isOverloaded(method, userClass)) {
+            // Each overload counts apart: Orders.place(String) and Orders.place(int).
+            defaultName += parameterList(method);
+        }
         String owner = this.defaultNameOwners.putIfAbsent(defaultName, userClass.getName());
         if (owner != null && !owner.equals(userClass.getName())) {
             throw problem(description, "its default limit name '" + defaultName + "' is also the default name of "
@@ -186,12 +192,12 @@ public final class RateLimitedOperationSource {
                 return elsewhere.get();
             }
             throw problem(description, "no limit is named '" + name + "'",
-                    "Define limiter.limits." + name + ".limit and .window, or set limit and window on the"
+                    "Define " + LimitPropertyNames.of(name) + ".limit and .window, or set limit and window on the"
                             + " annotation.");
         }
         if (!hasLimit || !hasWindow) {
             throw problem(description, "limit '" + name + "' sets " + (hasLimit ? "limit but not window"
-                    : "window but not limit"), "Set both limit and window, or define limiter.limits." + name + ".");
+                    : "window but not limit"), "Set both limit and window, or define " + LimitPropertyNames.of(name) + ".");
         }
         Duration window;
         try {
@@ -215,8 +221,8 @@ public final class RateLimitedOperationSource {
         }
         catch (IllegalStateException ex) {
             throw problem(description, ex.getMessage(),
-                    "Give every inline definition of a name the same values, or define it once under"
-                            + " limiter.limits." + name + ".");
+                    "Give every inline definition of a name the same values, or define it once under "
+                            + LimitPropertyNames.of(name) + ".");
         }
     }
 
@@ -249,9 +255,17 @@ public final class RateLimitedOperationSource {
 
     /** A method as start-up errors name it: {@code com.example.Orders.place(String, int)}. */
     static String describe(Method method, Class<?> userClass) {
-        return userClass.getName() + "." + method.getName() + "("
-                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", "))
-                + ")";
+        return userClass.getName() + "." + method.getName() + parameterList(method);
+    }
+
+    private static String parameterList(Method method) {
+        return "(" + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+                .collect(Collectors.joining(", ")) + ")";
+    }
+
+    private static boolean isOverloaded(Method method, Class<?> userClass) {
+        return Arrays.stream(ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS))
+                .filter((candidate) -> candidate.getName().equals(method.getName())).count() > 1;
     }
 
     private static InvalidLimiterConfigurationException problem(String subject, String reason, String action) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.core.InvalidLimitException;
@@ -54,7 +55,7 @@ final class ConfiguredLimits {
 
     private static void definition(String name, LimiterProperties.Limit limit, int defaultSubWindows,
             List<Problem> problems, LimitRegistry registry) {
-        String prefix = "limiter.limits." + name;
+        String prefix = LimitPropertyNames.of(name);
         if (limit.getBackend() == Backend.REDIS) {
             problems.add(redisUnavailable(prefix + ".backend"));
         }

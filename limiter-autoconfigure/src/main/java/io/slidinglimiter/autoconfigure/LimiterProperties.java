@@ -10,12 +10,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 import io.slidinglimiter.core.Algorithm;
-import io.slidinglimiter.web.RateLimitFilter;
 
 /**
- * Configuration of Sliding Limiter, under {@code limiter}.
+ * Configuration of Sliding Limiter, under "limiter". An unknown property under "limiter." fails
+ * the start, so a misspelt property cannot leave a limit silently unapplied.
  */
-@ConfigurationProperties("limiter")
+@ConfigurationProperties(prefix = "limiter", ignoreUnknownFields = false)
 public class LimiterProperties {
 
     /**
@@ -45,7 +45,8 @@ public class LimiterProperties {
     private EmptyKey emptyKey = EmptyKey.REJECT;
 
     /**
-     * Named limits. A {@code @RateLimited} of the same name takes these values over its inline ones.
+     * Named limits. An @RateLimited of the same name takes these values over its inline ones. Names
+     * with dots or capitals are written in brackets: limiter.limits[Orders.place].limit.
      */
     private Map<String, Limit> limits = new LinkedHashMap<>();
 
@@ -249,7 +250,7 @@ public class LimiterProperties {
          * filter chain (-100), so keys can use the authenticated principal; set it below -100 to
          * count requests before security runs (failed logins included).
          */
-        private int filterOrder = RateLimitFilter.DEFAULT_ORDER;
+        private int filterOrder = -90;
 
         /**
          * Limits applied by URL in the servlet filter, with no annotation needed.

@@ -5,7 +5,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 
 import io.slidinglimiter.RateLimitExceededException;
@@ -14,6 +13,7 @@ import io.slidinglimiter.core.LimitDefinition;
 /**
  * A limit's counter key: a parsed expression, or one key shared by every call when there is none,
  * with what to do when it comes out empty ({@code limiter.empty-key}): never a shared "null" key.
+ * An expression that throws counts as empty; its failure is logged once.
  */
 public final class KeyExpression {
 
@@ -52,7 +52,8 @@ public final class KeyExpression {
     public String keyFor(LimitDefinition limit, EvaluationContext context) {
         String key = evaluate(context);
         if (key == null && !this.allowEmpty) {
-            throw RateLimitExceededException.forMissingKey(limit);
+            throw RateLimitExceededException.forMissingKey(limit, (this.expression != null)
+                    ? "the key expression " + this.expression.getExpressionString() : "the key");
         }
         return key;
     }
@@ -66,7 +67,8 @@ public final class KeyExpression {
             String key = this.expression.getValue(context, String.class);
             return (key == null || key.isBlank()) ? null : key;
         }
-        catch (EvaluationException ex) {
+        catch (RuntimeException ex) {
+            // SpEL rethrows what a called method throws as it is, not as an EvaluationException.
             if (this.failureLogged.compareAndSet(false, true)) {
                 logger.warn("Key expression '" + this.expression.getExpressionString() + "' of " + this.where
                         + " failed and is treated as an empty key (limiter.empty-key applies); use ?. for values"

@@ -1,5 +1,6 @@
 package io.slidinglimiter.web;
 
+import java.util.HashSet;
 import java.util.Set;
 
 import org.springframework.http.server.PathContainer;
@@ -9,7 +10,8 @@ import io.slidinglimiter.expression.KeyExpression;
 
 /**
  * A {@code limiter.http.rules} entry, compiled: the limit to apply to requests whose path matches
- * and whose method is listed (or any, when none is).
+ * and whose method is listed (or any, when none is). A rule for GET covers HEAD too, since Spring
+ * MVC answers HEAD with the GET handler.
  *
  * @param limitName the limit's name, under {@code limiter.limits}
  * @param path the path pattern
@@ -22,6 +24,10 @@ public record HttpRule(String limitName, PathPattern path, Set<String> methods, 
     public static final Set<String> KEY_VARIABLES = Set.of("request", "principal");
 
     public HttpRule {
+        if (methods.contains("GET") && !methods.contains("HEAD")) {
+            methods = new HashSet<>(methods);
+            methods.add("HEAD");
+        }
         methods = Set.copyOf(methods);
     }
 

@@ -9,7 +9,9 @@ import io.slidinglimiter.RateLimitExceededException;
 
 /**
  * The default rejection: 429 Too Many Requests, {@code Retry-After} in whole seconds rounded up,
- * and an RFC 9457 {@code application/problem+json} body of the IETF quota-exceeded type.
+ * and an RFC 9457 {@code application/problem+json} body of the IETF quota-exceeded type. A call
+ * denied for a {@linkplain RateLimitExceededException#isMissingKey() missing key} is 400 Bad
+ * Request instead, without {@code Retry-After}: waiting would not help it.
  */
 public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
 
@@ -19,6 +21,12 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
     @Override
     public void handle(HttpServletRequest request, HttpServletResponse response, RateLimitExceededException exception)
             throws IOException {
+        if (exception.isMissingKey()) {
+            response.setStatus(400);
+            ProblemJson.write(response, 400, "Bad Request", "about:blank", exception.getMessage(),
+                    ",\"violated-policies\":[" + ProblemJson.quote(exception.getLimitName()) + "]");
+            return;
+        }
         long retryAfterSeconds = RateLimitHeaders.seconds(exception.getRetryAfter());
         response.setStatus(429);
         response.setHeader("Retry-After", Long.toString(retryAfterSeconds));
@@ -26,10 +34,7 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
         for (String name : exception.getViolatedLimits()) {
             violated.append((violated.length() > 0) ? "," : "").append(ProblemJson.quote(name));
         }
-        String detail = "Rate limit '" + exception.getLimitName() + "' of " + exception.getLimit() + " per "
-                + RateLimitHeaders.seconds(exception.getWindow()) + "s exceeded; retry after " + retryAfterSeconds
-                + "s.";
-        ProblemJson.write(response, 429, "Too Many Requests", QUOTA_EXCEEDED, detail,
+        ProblemJson.write(response, 429, "Too Many Requests", QUOTA_EXCEEDED, exception.getMessage(),
                 ",\"violated-policies\":[" + violated + "],\"retryAfter\":" + retryAfterSeconds);
     }
 

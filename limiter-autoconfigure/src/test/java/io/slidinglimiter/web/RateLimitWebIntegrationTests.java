@@ -92,7 +92,11 @@ class RateLimitWebIntegrationTests {
         assertThat(send(request("/by-header").header("X-Api-Key", "k1")).statusCode()).isEqualTo(200);
         assertThat(send(request("/by-header").header("X-Api-Key", "k1")).statusCode()).isEqualTo(429);
         assertThat(send(request("/by-header").header("X-Api-Key", "k2")).statusCode()).isEqualTo(200);
-        assertThat(get("/by-header").statusCode()).as("no key: limiter.empty-key=reject").isEqualTo(429);
+        HttpResponse<String> noKey = get("/by-header");
+        assertThat(noKey.statusCode()).as("no key: limiter.empty-key=reject").isEqualTo(400);
+        assertThat(noKey.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(noKey.body()).contains("\"type\":\"about:blank\"").doesNotContain("quota-exceeded")
+                .contains("needs a key, but the key expression #apiKey gave none for this call");
     }
 
     @Test
@@ -101,7 +105,23 @@ class RateLimitWebIntegrationTests {
         assertThat(send(asUser("/me", "alice")).statusCode()).isEqualTo(200);
         assertThat(send(asUser("/me", "alice")).statusCode()).isEqualTo(429);
         assertThat(send(asUser("/me", "bob")).statusCode()).isEqualTo(200);
-        assertThat(get("/me").statusCode()).as("anonymous: no principal, no key").isEqualTo(429);
+        HttpResponse<String> anonymous = get("/me");
+        assertThat(anonymous.statusCode()).as("anonymous: no principal, no key").isEqualTo(400);
+        assertThat(anonymous.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(anonymous.body()).contains("Rate limit 'me' needs a key, but the key expression"
+                + " #principal?.name gave none");
+    }
+
+    @Test
+    void aGetRuleCoversHead() throws Exception {
+        this.time.advance(Duration.ofMinutes(1));
+        int before = this.endpoints.ruledCalls();
+        assertThat(send(request("/ruled/thing").method("HEAD", HttpRequest.BodyPublishers.noBody())).statusCode())
+                .isEqualTo(200);
+        assertThat(get("/ruled/thing").statusCode()).isEqualTo(200);
+        assertThat(send(request("/ruled/thing").method("HEAD", HttpRequest.BodyPublishers.noBody())).statusCode())
+                .isEqualTo(429);
+        assertThat(this.endpoints.ruledCalls() - before).isEqualTo(2);
     }
 
     @Test
