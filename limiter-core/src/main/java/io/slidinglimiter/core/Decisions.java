@@ -12,8 +12,19 @@ import io.slidinglimiter.Decision;
  * @param allowed whether every limit admitted the call
  * @param decisions one decision per limit, in the order they were asked for; when the call was
  * rejected, each tells whether its own limit would have admitted it
+ * @param decidedAtMillis the backend's time of the decision, which a
+ * {@link RateLimitBackend#refund refund} needs to find what it took
  */
-public record Decisions(boolean allowed, List<Decision> decisions) {
+public record Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis) {
+
+    /**
+     * Decisions without a time, for callers that will not refund them.
+     * @param allowed whether every limit admitted the call
+     * @param decisions one decision per limit
+     */
+    public Decisions(boolean allowed, List<Decision> decisions) {
+        this(allowed, decisions, 0);
+    }
 
     /**
      * The decision of the limit at {@code index}, in the order asked.

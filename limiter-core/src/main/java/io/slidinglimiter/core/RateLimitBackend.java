@@ -29,6 +29,15 @@ public interface RateLimitBackend {
     Decisions tryAcquireAll(List<LimitRequest> requests);
 
     /**
+     * Gives back exactly what an admitted {@link #tryAcquireAll} took: the undo for a call whose
+     * limits live in several backends (or Redis Cluster slots) and that a later one rejected.
+     * Permits that have left the window meanwhile are not given back twice.
+     * @param requests the requests that were admitted together
+     * @param taken their decisions, allowed, with the time they were decided at
+     */
+    void refund(List<LimitRequest> requests, Decisions taken);
+
+    /**
      * What a call of cost 1 would be told now, without consuming anything.
      * @param limit the limit's definition
      * @param key the counter key, not blank

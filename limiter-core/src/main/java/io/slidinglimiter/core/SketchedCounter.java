@@ -72,6 +72,13 @@ final class SketchedCounter extends WindowCounter {
     }
 
     @Override
+    void remove(long acquiredAtMillis, long cost) {
+        for (SlidingWindowCounter cell : this.cells) {
+            cell.remove(acquiredAtMillis, cost);
+        }
+    }
+
+    @Override
     long resetAfterMillis(long nowMillis) {
         long soonest = Long.MAX_VALUE;
         for (SlidingWindowCounter cell : this.cells) {

@@ -90,6 +90,23 @@ public final class SlidingLog extends WindowCounter {
     }
 
     @Override
+    void remove(long acquiredAtMillis, long cost) {
+        // Entries are in time order and merged per millisecond: at most one holds that time.
+        for (int i = this.size - 1; i >= 0; i--) {
+            int entry = (this.head + i) % this.times.length;
+            if (this.times[entry] == acquiredAtMillis) {
+                long taken = Math.min(cost, this.counts[entry]);
+                this.counts[entry] -= taken;
+                this.total -= taken;
+                return;
+            }
+            if (this.times[entry] < acquiredAtMillis) {
+                return;
+            }
+        }
+    }
+
+    @Override
     long resetAfterMillis(long nowMillis) {
         return (this.size == 0) ? 0 : this.times[newest()] + this.windowMillis - nowMillis;
     }

@@ -97,6 +97,18 @@ public final class SlidingWindowCounter extends WindowCounter {
     }
 
     @Override
+    void remove(long acquiredAtMillis, long cost) {
+        long slot = Math.floorDiv(acquiredAtMillis, this.slotMillis);
+        if (slot > this.currentSlot || slot <= this.currentSlot - this.slots) {
+            return;
+        }
+        int index = index(slot);
+        long taken = Math.min(cost, this.counts[index]);
+        this.counts[index] -= taken;
+        this.total -= taken;
+    }
+
+    @Override
     long resetAfterMillis(long nowMillis) {
         if (this.total == 0) {
             return 0;

@@ -155,6 +155,24 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
     }
 
     /**
+     * Gives back {@code cost} permits admitted at {@code acquiredAtMillis}, if they are still in the
+     * window.
+     * @param nowMillis the current time
+     * @param acquiredAtMillis when they were admitted
+     * @param cost how many
+     */
+    public final void refund(long nowMillis, long acquiredAtMillis, long cost) {
+        this.lock.lock();
+        try {
+            advance(nowMillis);
+            remove(acquiredAtMillis, cost);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
      * Forgets every counted permit.
      */
     public final void reset() {
@@ -220,7 +238,7 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
                 }
                 decisions.add(counters[i].decision(nowMillis, limits[i], retryAfterMillis[i]));
             }
-            return new Decisions(allFit, List.copyOf(decisions));
+            return new Decisions(allFit, List.copyOf(decisions), nowMillis);
         }
         finally {
             for (int i = locked - 1; i >= 0; i--) {
@@ -264,6 +282,9 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
 
     /** Counts {@code cost} permits at the current time. */
     abstract void add(long nowMillis, long cost);
+
+    /** Uncounts up to {@code cost} permits counted at {@code acquiredAtMillis}, if still held. */
+    abstract void remove(long acquiredAtMillis, long cost);
 
     /** The time until every counted permit has expired; zero when none is counted. */
     abstract long resetAfterMillis(long nowMillis);

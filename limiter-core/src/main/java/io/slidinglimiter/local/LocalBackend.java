@@ -154,6 +154,15 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     @Override
+    public void refund(List<LimitRequest> requests, Decisions taken) {
+        long nowMillis = this.timeSource.currentTimeMillis();
+        for (LimitRequest request : requests) {
+            counterFor(request.limit(), CounterKeys.bounded(request.key()), nowMillis)
+                    .refund(nowMillis, taken.decidedAtMillis(), request.cost());
+        }
+    }
+
+    @Override
     public Decision peek(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
         long nowMillis = this.timeSource.currentTimeMillis();

@@ -1,0 +1,225 @@
+package io.slidinglimiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToIntFunction;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.RateLimitBackend;
+
+/**
+ * Counters in Redis, shared by every application instance: each decision is one run of the
+ * limiter's Lua script, which reads the time from Redis, so instances with skewed clocks agree.
+ * <pre>{@code
+ * RedisBackend backend = new RedisBackend(new LettuceScriptRunner(connectionFactory, Duration.ofMillis(100)),
+ *         new RedisKeys("limiter"), null);
+ * }</pre>
+ * <p>
+ * The limits of one call are decided by one script run, all or nothing, whenever their keys share a
+ * hash slot: always on a standalone or Sentinel-managed server, and on Cluster when
+ * {@code slotOf} puts them in one slot. Across slots, the groups are decided in slot order and a
+ * later rejection refunds exactly what the earlier groups took: until the refund lands, another
+ * caller may see those permits as used (a brief over-count, never an under-count).
+ */
+public final class RedisBackend implements RateLimitBackend {
+
+    private static final byte[] ACQUIRE = bytes("acquire");
+
+    private static final byte[] PEEK = bytes("peek");
+
+    private static final byte[] RESET = bytes("reset");
+
+    private static final byte[] REFUND = bytes("refund");
+
+    private static final byte[] REDIS_TIME = new byte[0];
+
+    private static final byte[] ZERO = bytes("0");
+
+    private static final byte[] ONE = bytes("1");
+
+    private final RedisScriptRunner runner;
+
+    private final RedisKeys keys;
+
+    private final ToIntFunction<byte[]> slotOf;
+
+    /**
+     * Creates the backend.
+     * @param runner runs the script
+     * @param keys the key scheme
+     * @param slotOf the Cluster hash slot of a key, or null when Redis is not a Cluster
+     */
+    public RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf) {
+        this.runner = runner;
+        this.keys = keys;
+        this.slotOf = slotOf;
+    }
+
+    @Override
+    public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
+        LimitRequest.check(limit, key, cost);
+        List<Long> reply = run(ACQUIRE, REDIS_TIME, REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) },
+                List.of(limit), new long[] { cost });
+        return decision(reply, 0, limit.limit());
+    }
+
+    @Override
+    public Decisions tryAcquireAll(List<LimitRequest> requests) {
+        if (requests.isEmpty()) {
+            throw new IllegalArgumentException("A decision needs at least one limit");
+        }
+        List<List<Integer>> groups = groups(requests);
+        Decision[] decisions = new Decision[requests.size()];
+        List<Decisions> taken = new ArrayList<>(groups.size());
+        for (int g = 0; g < groups.size(); g++) {
+            List<Integer> group = groups.get(g);
+            Decisions decided = decideGroup(requests, group);
+            for (int i = 0; i < group.size(); i++) {
+                decisions[group.get(i)] = decided.get(i);
+            }
+            if (!decided.allowed()) {
+                for (int earlier = 0; earlier < taken.size(); earlier++) {
+                    refund(select(requests, groups.get(earlier)), taken.get(earlier));
+                }
+                fillUndecided(requests, decisions);
+                return new Decisions(false, List.of(decisions), decided.decidedAtMillis());
+            }
+            taken.add(decided);
+        }
+        return new Decisions(true, List.of(decisions), taken.get(0).decidedAtMillis());
+    }
+
+    @Override
+    public void refund(List<LimitRequest> requests, Decisions taken) {
+        for (List<Integer> group : groups(requests)) {
+            List<LimitRequest> selected = select(requests, group);
+            run(REFUND, REDIS_TIME, bytes(Long.toString(taken.decidedAtMillis())), keysOf(selected),
+                    limitsOf(selected), costsOf(selected));
+        }
+    }
+
+    @Override
+    public Decision peek(LimitDefinition limit, String key) {
+        LimitRequest.check(limit, key, 1);
+        List<Long> reply = run(PEEK, REDIS_TIME, REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) },
+                List.of(limit), new long[] { 1 });
+        return decision(reply, 0, limit.limit());
+    }
+
+    @Override
+    public void reset(LimitDefinition limit, String key) {
+        LimitRequest.check(limit, key, 1);
+        run(RESET, REDIS_TIME, REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) }, List.of(limit),
+                new long[] { 1 });
+    }
+
+    /**
+     * Decides at a given time instead of Redis time: for tests that replay a schedule.
+     * @param nowMillis the time to decide at
+     * @param requests the limits asked
+     * @return the decisions, from one script run (the keys must share a slot)
+     */
+    Decisions tryAcquireAllAt(long nowMillis, List<LimitRequest> requests) {
+        List<Long> reply = run(ACQUIRE, bytes(Long.toString(nowMillis)), REDIS_TIME, keysOf(requests),
+                limitsOf(requests), costsOf(requests));
+        return decisions(reply, requests);
+    }
+
+    private Decisions decideGroup(List<LimitRequest> requests, List<Integer> group) {
+        List<LimitRequest> selected = select(requests, group);
+        return decisions(run(ACQUIRE, REDIS_TIME, REDIS_TIME, keysOf(selected), limitsOf(selected), costsOf(selected)),
+                selected);
+    }
+
+    /** Requests by hash slot, in slot order; one group when Redis is not a Cluster. */
+    private List<List<Integer>> groups(List<LimitRequest> requests) {
+        List<Integer> all = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            all.add(i);
+        }
+        if (this.slotOf == null || requests.size() == 1) {
+            return List.of(all);
+        }
+        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+        all.stream().sorted((a, b) -> Integer.compare(slot(requests.get(a)), slot(requests.get(b))))
+                .forEach((i) -> bySlot.computeIfAbsent(slot(requests.get(i)), (slot) -> new ArrayList<>()).add(i));
+        return List.copyOf(bySlot.values());
+    }
+
+    private int slot(LimitRequest request) {
+        return this.slotOf.applyAsInt(this.keys.counterKey(request.limit().name(), request.key()));
+    }
+
+    /** Limits of groups never asked, after an earlier one rejected: they consumed nothing either. */
+    private static void fillUndecided(List<LimitRequest> requests, Decision[] decisions) {
+        for (int i = 0; i < decisions.length; i++) {
+            if (decisions[i] == null) {
+                long limit = requests.get(i).limit().limit();
+                decisions[i] = new Decision(true, limit, limit, 0, 0);
+            }
+        }
+    }
+
+    private List<Long> run(byte[] operation, byte[] time, byte[] acquiredAt, byte[][] counterKeys,
+            List<LimitDefinition> limits, long[] costs) {
+        byte[][] args = new byte[3 + 5 * limits.size()][];
+        args[0] = operation;
+        args[1] = time;
+        args[2] = acquiredAt;
+        for (int i = 0; i < limits.size(); i++) {
+            LimitDefinition limit = limits.get(i);
+            int base = 3 + 5 * i;
+            args[base] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? ONE : ZERO;
+            args[base + 1] = bytes(Long.toString(limit.windowMillis()));
+            args[base + 2] = bytes(Integer.toString(limit.subWindows()));
+            args[base + 3] = bytes(Long.toString(limit.limit()));
+            args[base + 4] = bytes(Long.toString(costs[i]));
+        }
+        return this.runner.run(counterKeys, args);
+    }
+
+    private static Decisions decisions(List<Long> reply, List<LimitRequest> requests) {
+        List<Decision> decisions = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            decisions.add(decision(reply, i, requests.get(i).limit().limit()));
+        }
+        return new Decisions(reply.get(0) == 1, List.copyOf(decisions), reply.get(1));
+    }
+
+    private static Decision decision(List<Long> reply, int index, long limit) {
+        int base = 2 + 4 * index;
+        return new Decision(reply.get(base) == 1, limit, reply.get(base + 1), reply.get(base + 2), reply.get(base + 3));
+    }
+
+    private byte[][] keysOf(List<LimitRequest> requests) {
+        byte[][] counterKeys = new byte[requests.size()][];
+        for (int i = 0; i < requests.size(); i++) {
+            counterKeys[i] = this.keys.counterKey(requests.get(i).limit().name(), requests.get(i).key());
+        }
+        return counterKeys;
+    }
+
+    private static List<LimitDefinition> limitsOf(List<LimitRequest> requests) {
+        return requests.stream().map(LimitRequest::limit).toList();
+    }
+
+    private static long[] costsOf(List<LimitRequest> requests) {
+        return requests.stream().mapToLong(LimitRequest::cost).toArray();
+    }
+
+    private static List<LimitRequest> select(List<LimitRequest> requests, List<Integer> indices) {
+        return indices.stream().map(requests::get).toList();
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+}

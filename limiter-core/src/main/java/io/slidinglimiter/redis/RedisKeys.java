@@ -1,0 +1,51 @@
+package io.slidinglimiter.redis;
+
+import java.nio.charset.StandardCharsets;
+
+import io.slidinglimiter.core.CounterKeys;
+
+/**
+ * Redis keys of counters: {@code <prefix>:{<key>}:<limit>}. The user's key is the hash tag, so
+ * every limit of one key lands in one Cluster slot; it is escaped ({@code \} as {@code \\},
+ * {@code {} as {@code \(}, {@code }} as {@code \)}) so that no key text can end the tag early or
+ * reach into the namespace, and keys over {@value CounterKeys#MAX_KEY_BYTES} bytes are hashed first.
+ */
+public final class RedisKeys {
+
+    private final String prefix;
+
+    /**
+     * Creates the key scheme.
+     * @param prefix the namespace, without braces
+     */
+    public RedisKeys(String prefix) {
+        if (prefix == null || prefix.isBlank() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("The key prefix must be non-blank and hold no braces, but was '"
+                    + prefix + "'");
+        }
+        this.prefix = prefix;
+    }
+
+    /**
+     * The Redis key of one counter.
+     * @param limitName the limit's name
+     * @param key the counter key
+     * @return the key's UTF-8 bytes
+     */
+    public byte[] counterKey(String limitName, String key) {
+        String bounded = CounterKeys.bounded(key);
+        StringBuilder redisKey = new StringBuilder(this.prefix.length() + bounded.length() + limitName.length() + 8)
+                .append(this.prefix).append(":{");
+        for (int i = 0; i < bounded.length(); i++) {
+            char c = bounded.charAt(i);
+            switch (c) {
+                case '\\' -> redisKey.append("\\\\");
+                case '{' -> redisKey.append("\\(");
+                case '}' -> redisKey.append("\\)");
+                default -> redisKey.append(c);
+            }
+        }
+        return redisKey.append("}:").append(limitName).toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+}

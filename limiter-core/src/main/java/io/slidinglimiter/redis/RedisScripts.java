@@ -1,0 +1,65 @@
+package io.slidinglimiter.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The limiter's Lua: the two algorithms' files and the driver that decides with them, joined into
+ * one script so that a decision over any mix of limits is one {@code EVALSHA}.
+ */
+public final class RedisScripts {
+
+    /** The script every decision runs. */
+    public static final RedisScripts DECIDE = new RedisScripts("sliding-window-counter.lua", "sliding-log.lua",
+            "decide.lua");
+
+    private final String source;
+
+    private final String sha1;
+
+    private RedisScripts(String... files) {
+        StringBuilder source = new StringBuilder();
+        for (String file : files) {
+            source.append(read(file)).append('\n');
+        }
+        this.source = source.toString();
+        this.sha1 = sha1(this.source);
+    }
+
+    /** @return the script's text, for {@code EVAL} or {@code SCRIPT LOAD} */
+    public String source() {
+        return this.source;
+    }
+
+    /** @return the SHA-1 Redis knows the script by, for {@code EVALSHA} */
+    public String sha1() {
+        return this.sha1;
+    }
+
+    private static String read(String file) {
+        try (InputStream in = RedisScripts.class.getResourceAsStream(file)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing script " + file + " next to " + RedisScripts.class.getName());
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("Every Java platform has SHA-1", ex);
+        }
+    }
+
+}

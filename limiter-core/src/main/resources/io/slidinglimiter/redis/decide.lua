@@ -1,0 +1,88 @@
+-- Decides, all or nothing, one call's limits; run after sliding-window-counter.lua and
+-- sliding-log.lua in one script (RedisScripts joins them), so a call is one EVALSHA.
+--
+-- KEYS[i]      the counter of limit i: "<prefix>:{<key>}:<limit name>". All keys of one call
+--              share a hash slot on Redis Cluster.
+-- ARGV[1]      "acquire", "peek", "reset" or "refund"
+-- ARGV[2]      the time in epoch milliseconds, or "" to read Redis TIME. Production always sends
+--              "": instances with skewed clocks agree. Tests send a time to replay scenarios.
+-- ARGV[3]      for "refund", the time the admission being undone was decided at; else ""
+-- ARGV[4..]    five per limit i, from 4 + 5 * (i - 1): algorithm (0 sliding window counter,
+--              1 sliding log), window millis, sub-windows, permits per window, cost
+--
+-- Returns { all allowed (1 or 0), the time decided at, then four per limit: allowed (1 or 0),
+-- remaining, retry-after millis, reset-after millis }. A rejected call consumes nothing; a limit
+-- that would have admitted it alone says allowed 1. Waits never exceed the window.
+local operation = ARGV[1]
+local now = tonumber(ARGV[2])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+if operation == 'reset' then
+  redis.call('DEL', unpack(KEYS))
+  return { 1, now }
+end
+
+local algorithms = { [0] = swc, [1] = log }
+local counters, specs = {}, {}
+for i = 1, #KEYS do
+  local base = 4 + 5 * (i - 1)
+  local spec = {
+    algorithm = algorithms[tonumber(ARGV[base])], window = tonumber(ARGV[base + 1]),
+    slots = tonumber(ARGV[base + 2]), limit = tonumber(ARGV[base + 3]), cost = tonumber(ARGV[base + 4])
+  }
+  specs[i] = spec
+  if spec.algorithm == swc then
+    counters[i] = swc.load(KEYS[i], spec.window, spec.slots, now)
+  else
+    counters[i] = log.load(KEYS[i], spec.window, now)
+  end
+end
+
+-- A key outlives its newest permit by a little: nothing is left behind, nothing is lost.
+local function ttl(spec)
+  return spec.window + 1000
+end
+
+if operation == 'refund' then
+  local acquired_at = tonumber(ARGV[3])
+  for i = 1, #KEYS do
+    specs[i].algorithm.refund(counters[i], acquired_at, specs[i].cost)
+    specs[i].algorithm.persist(counters[i], ttl(specs[i]))
+  end
+  return { 1, now }
+end
+
+local all_fit = true
+local waits = {}
+for i = 1, #KEYS do
+  local spec = specs[i]
+  waits[i] = spec.algorithm.retry_after(counters[i], now, spec.cost, spec.limit)
+  all_fit = all_fit and waits[i] == 0
+end
+
+local result = { 0, now }
+if all_fit then
+  result[1] = 1
+end
+for i = 1, #KEYS do
+  local spec, counter = specs[i], counters[i]
+  if all_fit and operation == 'acquire' then
+    spec.algorithm.add(counter, now, spec.cost)
+  end
+  if operation == 'acquire' then
+    spec.algorithm.persist(counter, ttl(spec))
+  end
+  local remaining = math.max(0, spec.limit - spec.algorithm.used(counter))
+  local allowed = 0
+  if waits[i] == 0 then
+    allowed = 1
+  end
+  result[#result + 1] = allowed
+  result[#result + 1] = remaining
+  result[#result + 1] = math.min(waits[i], spec.window)
+  result[#result + 1] = math.min(spec.algorithm.reset_after(counter, now), spec.window)
+end
+return result

@@ -1,0 +1,213 @@
+package io.slidinglimiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.ManualTimeSource;
+import io.slidinglimiter.local.LocalBackend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Redis backend against a real redis-server that the test starts on a port of its own.
+ */
+class RedisBackendTest {
+
+    private static RedisServer server;
+
+    private static LettuceConnectionFactory connectionFactory;
+
+    private static RedisBackend backend;
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServer.start();
+        connectionFactory = connectionFactory(server.port());
+        backend = new RedisBackend(new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5)),
+                new RedisKeys("limiter"), null);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        connectionFactory.destroy();
+        server.close();
+    }
+
+    @BeforeEach
+    void flush() {
+        server.call((redis) -> redis.flushall());
+    }
+
+    static LettuceConnectionFactory connectionFactory(int port) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
+        factory.afterPropertiesSet();
+        factory.start();
+        return factory;
+    }
+
+    /** Seeded schedules at fixed times: every decision equals the local backend's. */
+    @Test
+    void decidesLikeTheLocalBackendForBothAlgorithms() {
+        for (long seed = 0; seed < 40; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            long start = 1_700_000_000_000L + random.nextLong(0, 1_000_000);
+            ManualTimeSource time = new ManualTimeSource(start);
+            LocalBackend local = new LocalBackend(time, 1_000);
+            int slots = random.nextInt(1, 11);
+            long slotMillis = random.nextLong(1, 40);
+            LimitDefinition counter = LimitDefinition.of("counter-" + seed, random.nextLong(1, 20), Duration.ofMillis(slots * slotMillis), slots);
+            LimitDefinition log = new LimitDefinition("log-" + seed, random.nextLong(1, 20),
+                    Duration.ofMillis(random.nextLong(1, 300)), 1, Algorithm.SLIDING_LOG);
+            for (int step = 0; step < 150; step++) {
+                time.advanceMillis(random.nextInt(10) < 7 ? random.nextLong(0, 20) : random.nextLong(0, 400));
+                LimitDefinition limit = random.nextBoolean() ? counter : log;
+                String key = "k" + random.nextInt(3);
+                long cost = random.nextLong(1, limit.limit() + 1);
+                List<LimitRequest> requests = List.of(new LimitRequest(limit, key, cost));
+                Decisions expected = local.tryAcquireAll(requests);
+                Decisions actual = backend.tryAcquireAllAt(time.currentTimeMillis(), requests);
+                assertThat(actual.decisions()).as("seed %d step %d: %s %s cost %d", seed, step, limit.name(), key, cost)
+                        .isEqualTo(expected.decisions());
+            }
+        }
+    }
+
+    @Test
+    void severalLimitsAreAllOrNothingInOneScript() {
+        LimitDefinition perUser = LimitDefinition.of("per-user", 5, Duration.ofMinutes(1), 10);
+        LimitDefinition global = LimitDefinition.of("global", 2, Duration.ofMinutes(1), 10);
+        assertThat(backend.tryAcquireAll(List.of(new LimitRequest(perUser, "alice", 1), new LimitRequest(global, "all", 1))).allowed()).isTrue();
+        assertThat(backend.tryAcquireAll(List.of(new LimitRequest(perUser, "bob", 1), new LimitRequest(global, "all", 1))).allowed()).isTrue();
+        Decisions denied = backend.tryAcquireAll(List.of(new LimitRequest(perUser, "carol", 1), new LimitRequest(global, "all", 1)));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.get(0).allowed()).as("per-user alone would admit").isTrue();
+        assertThat(backend.peek(perUser, "carol").remaining()).isEqualTo(5);
+    }
+
+    @Test
+    void sixteenThreadsOnOneKeyAdmitExactlyTheLimit() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("hammered", 1_000, Duration.ofMinutes(1), 10);
+        AtomicInteger admitted = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int thread = 0; thread < 16; thread++) {
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < 150; i++) {
+                        if (backend.tryAcquire(limit, "one-key", 1).allowed()) {
+                            admitted.incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get();
+            }
+        }
+        finally {
+            pool.shutdown();
+        }
+        assertThat(admitted).hasValue(1_000);
+    }
+
+    @Test
+    void everyKeyExpiresJustAfterItsWindow() {
+        LimitDefinition counter = LimitDefinition.of("counter", 5, Duration.ofSeconds(30), 10);
+        LimitDefinition log = new LimitDefinition("log", 5, Duration.ofSeconds(30), 1, Algorithm.SLIDING_LOG);
+        backend.tryAcquire(counter, "alice", 1);
+        backend.tryAcquire(log, "alice", 2);
+        for (String key : server.<List<String>>call((redis) -> redis.keys("*"))) {
+            Long ttl = server.<Long>call((redis) -> redis.pttl(key));
+            assertThat(ttl).as(key).isBetween(29_000L, 31_000L);
+        }
+        assertThat(server.<Long>call((redis) -> redis.dbsize())).isEqualTo(2L);
+    }
+
+    @Test
+    void keysStayInsideTheirHashTagAndTheNamespace() {
+        LimitDefinition limit = LimitDefinition.of("api", 5, Duration.ofMinutes(1), 10);
+        List<String> userKeys = List.of("a}b", "{x}", "p:q}:other", "ключ-鍵-🔑", "\\)", "z".repeat(10_000));
+        for (String key : userKeys) {
+            assertThat(backend.tryAcquire(limit, key, 1).remaining()).isEqualTo(4);
+        }
+        List<String> stored = server.<List<String>>call((redis) -> redis.keys("*"));
+        assertThat(stored).hasSize(userKeys.size()).allSatisfy((key) -> {
+            assertThat(key).startsWith("limiter:{").endsWith("}:api");
+            String tag = key.substring("limiter:{".length(), key.length() - "}:api".length());
+            assertThat(tag).doesNotContain("{", "}");
+        });
+        assertThat(stored).contains("limiter:{a\\)b}:api", "limiter:{\\(x\\)}:api", "limiter:{\\\\)}:api");
+        assertThat(stored).noneMatch((key) -> key.length() > 100 && !key.contains("sha256:"));
+    }
+
+    @Test
+    void aFlushedScriptCacheIsReloadedOnTheNextDecision() {
+        LimitDefinition limit = LimitDefinition.of("flushed", 3, Duration.ofMinutes(1), 10);
+        backend.tryAcquire(limit, "alice", 1);
+        server.call((redis) -> redis.scriptFlush());
+        assertThat(backend.tryAcquire(limit, "alice", 1).remaining()).isEqualTo(1);
+        List<Boolean> cached = server.<List<Boolean>>call((redis) -> redis.scriptExists(RedisScripts.DECIDE.sha1()));
+        assertThat(cached).containsExactly(true);
+    }
+
+    @Test
+    void aRefundGivesBackExactlyWhatWasTaken() {
+        LimitDefinition counter = LimitDefinition.of("counter", 5, Duration.ofMinutes(1), 10);
+        LimitDefinition log = new LimitDefinition("log", 5, Duration.ofMinutes(1), 1, Algorithm.SLIDING_LOG);
+        backend.tryAcquire(counter, "alice", 1);
+        backend.tryAcquire(log, "alice", 1);
+        List<LimitRequest> requests = List.of(new LimitRequest(counter, "alice", 3), new LimitRequest(log, "alice", 2));
+        Decisions taken = backend.tryAcquireAll(requests);
+        assertThat(taken.allowed()).isTrue();
+        backend.refund(requests, taken);
+        assertThat(backend.peek(counter, "alice").remaining()).isEqualTo(4);
+        assertThat(backend.peek(log, "alice").remaining()).isEqualTo(4);
+    }
+
+    @Test
+    void aChangedGeometryStartsAfreshAndAChangedLimitKeepsTheCounts() {
+        LimitDefinition tenSlots = LimitDefinition.of("api", 5, Duration.ofMinutes(1), 10);
+        backend.tryAcquire(tenSlots, "alice", 4);
+        assertThat(backend.tryAcquire(tenSlots.withLimit(10), "alice", 1).remaining()).isEqualTo(5);
+        LimitDefinition sixSlots = LimitDefinition.of("api", 5, Duration.ofMinutes(1), 6);
+        assertThat(backend.tryAcquire(sixSlots, "alice", 1).remaining()).isEqualTo(4);
+        LimitDefinition asLog = new LimitDefinition("api", 5, Duration.ofMinutes(1), 1, Algorithm.SLIDING_LOG);
+        assertThat(backend.tryAcquire(asLog, "alice", 1).remaining()).isEqualTo(4);
+        assertThat(backend.tryAcquire(sixSlots, "alice", 1).remaining()).isEqualTo(4);
+    }
+
+    @Test
+    void resetForgetsOneKey() {
+        LimitDefinition limit = LimitDefinition.of("api", 2, Duration.ofMinutes(1), 10);
+        backend.tryAcquire(limit, "alice", 2);
+        backend.tryAcquire(limit, "bob", 2);
+        backend.reset(limit, "alice");
+        assertThat(backend.tryAcquire(limit, "alice", 1).allowed()).isTrue();
+        assertThat(backend.tryAcquire(limit, "bob", 1).allowed()).isFalse();
+    }
+
+    static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+}

@@ -1,0 +1,210 @@
+package io.slidinglimiter.redis;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+/**
+ * A real redis-server for tests, started on a free port of its own: the binary on PATH, else the
+ * one shipped inside com.github.codemonstur:embedded-redis. Tests can stop, pause and restart it
+ * on the same port. Never port 6379, never a server it did not start.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private static final String[] EMBEDDED = { "redis-server-6.2.6-v5-linux-amd64", "redis-server-6.2.7-linux-arm64" };
+
+    private static volatile Path binary;
+
+    private final int port;
+
+    private final Path directory;
+
+    private final List<String> extraArguments;
+
+    private Process process;
+
+    private RedisServer(int port, List<String> extraArguments) throws IOException {
+        this.port = port;
+        this.directory = Files.createTempDirectory("limiter-redis-" + port);
+        this.extraArguments = extraArguments;
+    }
+
+    /**
+     * Starts a standalone server on a free port.
+     * @return the running server
+     */
+    public static RedisServer start() {
+        return start(List.of());
+    }
+
+    static RedisServer start(List<String> extraArguments) {
+        try {
+            RedisServer server = new RedisServer(freePort(), extraArguments);
+            server.startProcess();
+            return server;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** @return the port it listens on */
+    public int port() {
+        return this.port;
+    }
+
+    /** @return a URI for clients */
+    public RedisURI uri() {
+        return RedisURI.create("127.0.0.1", this.port);
+    }
+
+    /** Stops the process; {@link #restart()} starts it again, empty, on the same port. */
+    public void stop() {
+        if (this.process != null) {
+            this.process.destroy();
+            try {
+                if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+                    this.process.destroyForcibly().waitFor();
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            this.process = null;
+        }
+    }
+
+    /** Starts the server again on its port, with no data. */
+    public void restart() {
+        stop();
+        try {
+            startProcess();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Runs commands against this server on a connection of its own.
+     * @param work what to do
+     * @param <T> what it returns
+     * @return its result
+     */
+    public <T> T call(java.util.function.Function<RedisCommands<String, String>, T> work) {
+        RedisClient client = RedisClient.create(uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return work.apply(connection.sync());
+        }
+        finally {
+            client.shutdown(0, 0, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+        deleteQuietly(this.directory.toFile());
+    }
+
+    private void startProcess() throws IOException {
+        List<String> command = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(this.port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.toString()));
+        command.addAll(this.extraArguments);
+        this.process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(this.directory.resolve("redis.log").toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            if (!this.process.isAlive()) {
+                throw new IllegalStateException("redis-server exited: " + Files.readString(this.directory.resolve("redis.log")));
+            }
+            try (Socket socket = new Socket("127.0.0.1", this.port)) {
+                return;
+            }
+            catch (IOException notYet) {
+                sleepMillis(20);
+            }
+        }
+        throw new IllegalStateException("redis-server did not listen on " + this.port + " within 20 s");
+    }
+
+    private static Path binary() throws IOException {
+        if (binary == null) {
+            synchronized (RedisServer.class) {
+                if (binary == null) {
+                    binary = findBinary();
+                }
+            }
+        }
+        return binary;
+    }
+
+    private static Path findBinary() throws IOException {
+        for (String directory : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            Path candidate = Path.of(directory, "redis-server");
+            if (Files.isExecutable(candidate)) {
+                return candidate;
+            }
+        }
+        String name = System.getProperty("os.arch").contains("aarch64") ? EMBEDDED[1] : EMBEDDED[0];
+        try (InputStream in = RedisServer.class.getResourceAsStream("/" + name)) {
+            if (in == null) {
+                throw new IllegalStateException("No redis-server on PATH and no " + name + " in embedded-redis");
+            }
+            Path extracted = Files.createTempFile("redis-server", "");
+            Files.copy(in, extracted, StandardCopyOption.REPLACE_EXISTING);
+            if (!extracted.toFile().setExecutable(true)) {
+                throw new IllegalStateException("Cannot make " + extracted + " executable");
+            }
+            extracted.toFile().deleteOnExit();
+            return extracted;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        while (true) {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                int port = socket.getLocalPort();
+                // Cluster nodes also listen on port + 10000.
+                if (port != 6379 && port + 10000 <= 65535) {
+                    return port;
+                }
+            }
+        }
+    }
+
+    static void sleepMillis(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static void deleteQuietly(File file) {
+        File[] children = file.listFiles();
+        if (children != null) {
+            for (File child : children) {
+                deleteQuietly(child);
+            }
+        }
+        file.delete();
+    }
+
+}
