@@ -13,6 +13,7 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.core.SplitDecision;
 
 /**
  * Counters in Redis, shared by every application instance: each decision is one run of the
@@ -76,30 +77,28 @@ public final class RedisBackend implements RateLimitBackend {
             throw new IllegalArgumentException("A decision needs at least one limit");
         }
         List<List<Integer>> groups = groups(requests);
-        Decision[] decisions = new Decision[requests.size()];
-        List<Decisions> taken = new ArrayList<>(groups.size());
-        for (int g = 0; g < groups.size(); g++) {
-            List<Integer> group = groups.get(g);
-            Decisions decided = decideGroup(requests, group);
-            for (int i = 0; i < group.size(); i++) {
-                decisions[group.get(i)] = decided.get(i);
-            }
-            if (!decided.allowed()) {
-                for (int earlier = 0; earlier < taken.size(); earlier++) {
-                    refund(select(requests, groups.get(earlier)), taken.get(earlier));
-                }
-                fillUndecided(requests, decisions);
-                return new Decisions(false, List.of(decisions), decided.decidedAtMillis());
-            }
-            taken.add(decided);
+        if (groups.size() == 1) {
+            return decide(requests);
         }
-        return new Decisions(true, List.of(decisions), taken.get(0).decidedAtMillis());
+        return SplitDecision.decide(requests, groups, new SplitDecision.Groups() {
+
+            @Override
+            public Decisions tryAcquireAll(int group, List<LimitRequest> selected) {
+                return decide(selected);
+            }
+
+            @Override
+            public void refund(int group, List<LimitRequest> selected, Decisions taken) {
+                RedisBackend.this.refund(selected, taken);
+            }
+
+        });
     }
 
     @Override
     public void refund(List<LimitRequest> requests, Decisions taken) {
         for (List<Integer> group : groups(requests)) {
-            List<LimitRequest> selected = select(requests, group);
+            List<LimitRequest> selected = SplitDecision.select(requests, group);
             run(REFUND, REDIS_TIME, bytes(Long.toString(taken.decidedAtMillis())), keysOf(selected),
                     limitsOf(selected), costsOf(selected));
         }
@@ -132,10 +131,10 @@ public final class RedisBackend implements RateLimitBackend {
         return decisions(reply, requests);
     }
 
-    private Decisions decideGroup(List<LimitRequest> requests, List<Integer> group) {
-        List<LimitRequest> selected = select(requests, group);
-        return decisions(run(ACQUIRE, REDIS_TIME, REDIS_TIME, keysOf(selected), limitsOf(selected), costsOf(selected)),
-                selected);
+    /** One script run over requests whose keys share a slot. */
+    private Decisions decide(List<LimitRequest> requests) {
+        return decisions(run(ACQUIRE, REDIS_TIME, REDIS_TIME, keysOf(requests), limitsOf(requests), costsOf(requests)),
+                requests);
     }
 
     /** Requests by hash slot, in slot order; one group when Redis is not a Cluster. */
@@ -155,16 +154,6 @@ public final class RedisBackend implements RateLimitBackend {
 
     private int slot(LimitRequest request) {
         return this.slotOf.applyAsInt(this.keys.counterKey(request.limit().name(), request.key()));
-    }
-
-    /** Limits of groups never asked, after an earlier one rejected: they consumed nothing either. */
-    private static void fillUndecided(List<LimitRequest> requests, Decision[] decisions) {
-        for (int i = 0; i < decisions.length; i++) {
-            if (decisions[i] == null) {
-                long limit = requests.get(i).limit().limit();
-                decisions[i] = new Decision(true, limit, limit, 0, 0);
-            }
-        }
     }
 
     private List<Long> run(byte[] operation, byte[] time, byte[] acquiredAt, byte[][] counterKeys,
@@ -212,10 +201,6 @@ public final class RedisBackend implements RateLimitBackend {
 
     private static long[] costsOf(List<LimitRequest> requests) {
         return requests.stream().mapToLong(LimitRequest::cost).toArray();
-    }
-
-    private static List<LimitRequest> select(List<LimitRequest> requests, List<Integer> indices) {
-        return indices.stream().map(requests::get).toList();
     }
 
     private static byte[] bytes(String text) {

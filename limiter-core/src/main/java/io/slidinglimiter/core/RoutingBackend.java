@@ -1,0 +1,115 @@
+package io.slidinglimiter.core;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.slidinglimiter.Decision;
+
+/**
+ * Sends each limit to the backend that holds its counters: a named limit to its own backend, any
+ * other to the default. A call whose limits live in several backends is decided backend by backend
+ * in the order given (put the cheapest first), refunding the earlier ones when a later one rejects;
+ * see {@link SplitDecision}.
+ * <pre>{@code
+ * RateLimitBackend backend = new RoutingBackend(List.of(local, redis), redis, Map.of("login", local));
+ * }</pre>
+ */
+public final class RoutingBackend implements RateLimitBackend {
+
+    private final List<RateLimitBackend> order;
+
+    private final RateLimitBackend defaultBackend;
+
+    private final Map<String, RateLimitBackend> byLimitName;
+
+    /**
+     * Creates the router.
+     * @param order every backend, in the order a split call decides them
+     * @param defaultBackend the backend of limits not named in {@code byLimitName}
+     * @param byLimitName the backend of each limit that chose its own
+     */
+    public RoutingBackend(List<RateLimitBackend> order, RateLimitBackend defaultBackend,
+            Map<String, RateLimitBackend> byLimitName) {
+        this.order = List.copyOf(order);
+        this.defaultBackend = defaultBackend;
+        this.byLimitName = Map.copyOf(byLimitName);
+        if (!this.order.contains(defaultBackend) || !this.order.containsAll(this.byLimitName.values())) {
+            throw new IllegalArgumentException("Every backend must be in the decision order");
+        }
+    }
+
+    /**
+     * The backend that holds a limit's counters.
+     * @param limit the limit
+     * @return its backend
+     */
+    public RateLimitBackend backendFor(LimitDefinition limit) {
+        return this.byLimitName.getOrDefault(limit.name(), this.defaultBackend);
+    }
+
+    @Override
+    public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
+        return backendFor(limit).tryAcquire(limit, key, cost);
+    }
+
+    @Override
+    public Decisions tryAcquireAll(List<LimitRequest> requests) {
+        List<RateLimitBackend> backends = new ArrayList<>();
+        List<List<Integer>> groups = groups(requests, backends);
+        if (groups.size() == 1) {
+            return backends.get(0).tryAcquireAll(requests);
+        }
+        return SplitDecision.decide(requests, groups, new SplitDecision.Groups() {
+
+            @Override
+            public Decisions tryAcquireAll(int group, List<LimitRequest> selected) {
+                return backends.get(group).tryAcquireAll(selected);
+            }
+
+            @Override
+            public void refund(int group, List<LimitRequest> selected, Decisions taken) {
+                backends.get(group).refund(selected, taken);
+            }
+
+        });
+    }
+
+    @Override
+    public void refund(List<LimitRequest> requests, Decisions taken) {
+        List<RateLimitBackend> backends = new ArrayList<>();
+        List<List<Integer>> groups = groups(requests, backends);
+        for (int g = 0; g < groups.size(); g++) {
+            backends.get(g).refund(SplitDecision.select(requests, groups.get(g)), taken);
+        }
+    }
+
+    @Override
+    public Decision peek(LimitDefinition limit, String key) {
+        return backendFor(limit).peek(limit, key);
+    }
+
+    @Override
+    public void reset(LimitDefinition limit, String key) {
+        backendFor(limit).reset(limit, key);
+    }
+
+    /** Requests grouped by backend, in the decision order; {@code backends} receives each group's. */
+    private List<List<Integer>> groups(List<LimitRequest> requests, List<RateLimitBackend> backends) {
+        Map<RateLimitBackend, List<Integer>> byBackend = new IdentityHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            byBackend.computeIfAbsent(backendFor(requests.get(i).limit()), (backend) -> new ArrayList<>()).add(i);
+        }
+        List<List<Integer>> groups = new ArrayList<>(byBackend.size());
+        for (RateLimitBackend backend : this.order) {
+            List<Integer> group = byBackend.get(backend);
+            if (group != null) {
+                groups.add(group);
+                backends.add(backend);
+            }
+        }
+        return groups;
+    }
+
+}
