@@ -2,11 +2,11 @@ package io.slidinglimiter.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -17,9 +17,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Runs the script through the application's Spring Data Redis connection factory, on Lettuce's
- * asynchronous API so that a decision waits at most {@code timeout} for Redis, whatever the
- * client's own command timeout (a minute by default). Standalone, Sentinel and Cluster
- * connections alike: Lettuce routes a script to the node of its keys' slot.
+ * asynchronous API of the factory's shared connection, so that a decision waits at most
+ * {@code timeout} for Redis whatever the client's own timeouts are (Spring Boot's default command
+ * timeout is a minute, its connect timeout ten seconds): the connection is opened in the
+ * background, and a command that does not answer in time is cancelled. Standalone, Sentinel and
+ * Cluster connections alike: Lettuce routes a script to the node of its keys' slot.
  */
 public final class LettuceScriptRunner implements RedisScriptRunner {
 
@@ -29,47 +31,61 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
 
     private final RedisScripts script;
 
+    private volatile CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands;
+
     /**
      * Creates a runner of {@link RedisScripts#DECIDE}.
-     * @param connectionFactory a Lettuce connection factory
+     * @param connectionFactory a Lettuce connection factory that shares its native connection
+     * (Spring Boot's default)
      * @param timeout the longest a decision waits for Redis
      */
     public LettuceScriptRunner(RedisConnectionFactory connectionFactory, Duration timeout) {
-        this(connectionFactory, timeout, RedisScripts.DECIDE);
-    }
-
-    LettuceScriptRunner(RedisConnectionFactory connectionFactory, Duration timeout, RedisScripts script) {
         this.connectionFactory = connectionFactory;
         this.timeoutNanos = timeout.toNanos();
-        this.script = script;
+        this.script = RedisScripts.DECIDE;
     }
 
     @Override
     public List<Long> run(byte[][] keys, byte[][] args) {
         long deadline = System.nanoTime() + this.timeoutNanos;
-        try (RedisConnection connection = this.connectionFactory.getConnection()) {
-            RedisClusterAsyncCommands<byte[], byte[]> commands = commands(connection);
-            try {
-                return await(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args), deadline);
-            }
-            catch (RedisNoScriptException ex) {
-                // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
-                return await(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args), deadline);
-            }
+        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline);
+        try {
+            return await(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args), deadline);
+        }
+        catch (RedisNoScriptException ex) {
+            // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
+            return await(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args), deadline);
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private static RedisClusterAsyncCommands<byte[], byte[]> commands(RedisConnection connection) {
+    /** The shared connection's commands, opened once in the background; opened again after a failure. */
+    private CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands() {
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
+        if (current != null && !current.isCompletedExceptionally()) {
+            return current;
+        }
+        synchronized (this) {
+            if (this.commands == current) {
+                this.commands = CompletableFuture.supplyAsync(this::connect);
+            }
+            return this.commands;
+        }
+    }
+
+    @SuppressWarnings({ "unchecked", "resource" })
+    private RedisClusterAsyncCommands<byte[], byte[]> connect() {
+        // With a shared native connection, closing this handle leaves the connection open.
+        RedisConnection connection = this.connectionFactory.getConnection();
         Object nativeConnection = connection.getNativeConnection();
         if (nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands) {
             return (RedisClusterAsyncCommands<byte[], byte[]>) commands;
         }
-        throw new IllegalStateException("The Redis backend needs a Lettuce connection factory, but the connection is "
+        connection.close();
+        throw new IllegalStateException("The Redis backend needs Lettuce, but the connection is "
                 + nativeConnection.getClass().getName());
     }
 
-    private static List<Long> await(RedisFuture<List<Long>> reply, long deadline) {
+    private static <T> T await(java.util.concurrent.Future<T> reply, long deadline) {
         try {
             return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
@@ -77,13 +93,12 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
             if (ex.getCause() instanceof RedisNoScriptException noScript) {
                 throw noScript;
             }
-            if (ex.getCause() instanceof RedisCommandExecutionException failed) {
-                throw failed;
-            }
-            throw new RedisBackendException("Redis failed the limiter's script: " + ex.getCause(), ex.getCause());
+            throw new RedisBackendException("Redis failed: " + ex.getCause().getMessage(), ex.getCause());
         }
         catch (TimeoutException ex) {
-            reply.cancel(false);
+            if (reply instanceof RedisFuture<?>) {
+                reply.cancel(true);
+            }
             throw new RedisBackendException("Redis did not answer within the limiter's timeout", ex);
         }
         catch (InterruptedException ex) {

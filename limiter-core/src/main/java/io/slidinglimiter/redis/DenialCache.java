@@ -1,0 +1,67 @@
+package io.slidinglimiter.redis;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.slidinglimiter.Decision;
+
+/**
+ * Keys that Redis reported out of permits until some time, answered locally until then without a
+ * round trip. Exact: a counter whose next permit frees at {@code T} cannot admit any call before
+ * {@code T}. An entry is kept only for a rejection of a call of cost 1 (the wait until one permit
+ * frees, which bounds any cost), its time is counted from before the call was sent (so it ends no
+ * later than Redis's {@code T}), and it is ignored once the limit changed. Bounded: past
+ * {@code maxEntries}, expired entries are dropped, and new ones are not kept while it stays full.
+ */
+final class DenialCache {
+
+    private final int maxEntries;
+
+    private final Map<Entry.Key, Entry> entries = new ConcurrentHashMap<>();
+
+    DenialCache(int maxEntries) {
+        this.maxEntries = maxEntries;
+    }
+
+    /** The cached denial of {@code key} in {@code limitName} at its current {@code limit}, or null. */
+    Decision get(String limitName, String key, long limit, long nowMillis) {
+        Entry entry = this.entries.get(new Entry.Key(limitName, key));
+        if (entry == null || entry.limit != limit) {
+            return null;
+        }
+        if (nowMillis >= entry.untilMillis) {
+            this.entries.remove(new Entry.Key(limitName, key), entry);
+            return null;
+        }
+        return new Decision(false, limit, 0, entry.untilMillis - nowMillis,
+                Math.max(entry.untilMillis, entry.resetAtMillis) - nowMillis);
+    }
+
+    /** Remembers a rejection of a call of cost 1 that was sent at {@code sentAtMillis}. */
+    void put(String limitName, String key, Decision rejection, long sentAtMillis, long nowMillis) {
+        if (this.entries.size() >= this.maxEntries) {
+            this.entries.values().removeIf((entry) -> entry.untilMillis <= nowMillis);
+            if (this.entries.size() >= this.maxEntries) {
+                return;
+            }
+        }
+        this.entries.put(new Entry.Key(limitName, key), new Entry(sentAtMillis + rejection.retryAfterMillis(),
+                sentAtMillis + rejection.resetAfterMillis(), rejection.limit()));
+    }
+
+    void remove(String limitName, String key) {
+        this.entries.remove(new Entry.Key(limitName, key));
+    }
+
+    int size() {
+        return this.entries.size();
+    }
+
+    private record Entry(long untilMillis, long resetAtMillis, long limit) {
+
+        private record Key(String limitName, String key) {
+        }
+
+    }
+
+}

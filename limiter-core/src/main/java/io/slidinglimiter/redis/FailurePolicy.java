@@ -1,0 +1,17 @@
+package io.slidinglimiter.redis;
+
+/**
+ * What a decision does when Redis fails or does not answer in time.
+ */
+public enum FailurePolicy {
+
+    /** Admit the call: the service stays up, unlimited, while Redis is down. */
+    FAIL_OPEN,
+
+    /** Reject the call, with a retry-after of the circuit breaker's pause. */
+    FAIL_CLOSED,
+
+    /** Decide with an in-process counter of the same limit: each instance limits on its own. */
+    LOCAL
+
+}

@@ -1,0 +1,248 @@
+package io.slidinglimiter.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.core.TimeSource;
+
+/**
+ * The Redis backend as applications use it: never an exception for a Redis fault, never a wait
+ * longer than the script runner's timeout, and no wait at all while Redis is known to be down.
+ * <ul>
+ * <li>A decision that Redis fails or answers too late follows the limit's {@link FailurePolicy}
+ * (fail-open, fail-closed, or a local counter at the same limit), and is reported to
+ * {@code onFallback}.</li>
+ * <li>After {@code failureThreshold} failures in a row a circuit breaker stops calling Redis for
+ * {@code openMillis}, then probes with a single call: decisions meanwhile follow the policy at
+ * local speed, and Redis is used again as soon as a probe succeeds.</li>
+ * <li>A key that Redis reported out of permits until {@code T} is rejected locally until {@code T}
+ * (the denial cache), which never admits what Redis would reject.</li>
+ * <li>An outage is logged once when it starts, with its cause, and once when it ends.</li>
+ * </ul>
+ */
+public final class ResilientRedisBackend implements RateLimitBackend {
+
+    private static final Logger logger = Logger.getLogger(ResilientRedisBackend.class.getName());
+
+    private final RateLimitBackend redis;
+
+    private final RateLimitBackend local;
+
+    private final FailurePolicy defaultPolicy;
+
+    private final Map<String, FailurePolicy> policies;
+
+    private final TimeSource timeSource;
+
+    private final CircuitBreaker breaker;
+
+    private final DenialCache denials;
+
+    private final Consumer<LimitDefinition> onFallback;
+
+    private final AtomicBoolean outage = new AtomicBoolean();
+
+    private final LongAdder fallbacks = new LongAdder();
+
+    /**
+     * Creates the backend.
+     * @param redis the Redis backend
+     * @param local the in-process backend of the {@link FailurePolicy#LOCAL local} policy
+     * @param settings the policies, breaker and cache settings
+     * @param timeSource the clock of the breaker and the denial cache (durations only)
+     * @param onFallback told of each decision taken without Redis
+     */
+    public ResilientRedisBackend(RateLimitBackend redis, RateLimitBackend local, Settings settings,
+            TimeSource timeSource, Consumer<LimitDefinition> onFallback) {
+        this.redis = redis;
+        this.local = local;
+        this.defaultPolicy = settings.defaultPolicy();
+        this.policies = Map.copyOf(settings.policies());
+        this.timeSource = timeSource;
+        this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.openMillis());
+        this.denials = (settings.denialCacheSize() > 0) ? new DenialCache(settings.denialCacheSize()) : null;
+        this.onFallback = onFallback;
+    }
+
+    /**
+     * How the backend behaves when Redis fails.
+     *
+     * @param defaultPolicy the policy of limits without their own
+     * @param policies the policy of each limit that has its own, by name
+     * @param failureThreshold failures in a row that open the circuit breaker
+     * @param openMillis how long the breaker stays open before a probe
+     * @param denialCacheSize the most denials kept locally; 0 turns the cache off
+     */
+    public record Settings(FailurePolicy defaultPolicy, Map<String, FailurePolicy> policies, int failureThreshold,
+            long openMillis, int denialCacheSize) {
+    }
+
+    @Override
+    public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
+        LimitRequest.check(limit, key, cost);
+        long sentAtMillis = this.timeSource.currentTimeMillis();
+        if (this.denials != null) {
+            Decision denied = this.denials.get(limit.name(), key, limit.limit(), sentAtMillis);
+            if (denied != null) {
+                return denied;
+            }
+        }
+        if (!this.breaker.allowsCall(sentAtMillis)) {
+            return fallback(limit, key, cost);
+        }
+        Decision decision;
+        try {
+            decision = this.redis.tryAcquire(limit, key, cost);
+        }
+        catch (RuntimeException ex) {
+            failed(ex);
+            return fallback(limit, key, cost);
+        }
+        succeeded();
+        if (this.denials != null && !decision.allowed() && cost == 1) {
+            this.denials.put(limit.name(), key, decision, sentAtMillis, this.timeSource.currentTimeMillis());
+        }
+        return decision;
+    }
+
+    @Override
+    public Decisions tryAcquireAll(List<LimitRequest> requests) {
+        if (requests.size() == 1) {
+            LimitRequest request = requests.get(0);
+            Decision decision = tryAcquire(request.limit(), request.key(), request.cost());
+            return new Decisions(decision.allowed(), List.of(decision));
+        }
+        if (this.breaker.allowsCall(this.timeSource.currentTimeMillis())) {
+            try {
+                Decisions decisions = this.redis.tryAcquireAll(requests);
+                succeeded();
+                return decisions;
+            }
+            catch (RuntimeException ex) {
+                failed(ex);
+            }
+        }
+        return fallback(requests);
+    }
+
+    @Override
+    public void refund(List<LimitRequest> requests, Decisions taken) {
+        try {
+            this.redis.refund(requests, taken);
+        }
+        catch (RuntimeException ex) {
+            // The permits expire with their window; the over-count cannot outlive it.
+            failed(ex);
+        }
+    }
+
+    @Override
+    public Decision peek(LimitDefinition limit, String key) {
+        try {
+            return this.redis.peek(limit, key);
+        }
+        catch (RuntimeException ex) {
+            failed(ex);
+            return this.local.peek(limit, key);
+        }
+    }
+
+    @Override
+    public void reset(LimitDefinition limit, String key) {
+        if (this.denials != null) {
+            this.denials.remove(limit.name(), key);
+        }
+        this.local.reset(limit, key);
+        this.redis.reset(limit, key);
+    }
+
+    /** @return whether the circuit breaker is keeping calls away from Redis */
+    public boolean isCircuitOpen() {
+        return this.breaker.isOpen();
+    }
+
+    /** @return decisions taken without Redis since start */
+    public long fallbackDecisions() {
+        return this.fallbacks.sum();
+    }
+
+    /** @return the policy of a limit */
+    FailurePolicy policyOf(LimitDefinition limit) {
+        return this.policies.getOrDefault(limit.name(), this.defaultPolicy);
+    }
+
+    private Decision fallback(LimitDefinition limit, String key, long cost) {
+        this.fallbacks.increment();
+        this.onFallback.accept(limit);
+        return switch (policyOf(limit)) {
+            case FAIL_OPEN -> new Decision(true, limit.limit(), limit.limit() - cost, 0, 0);
+            case FAIL_CLOSED -> rejection(limit);
+            case LOCAL -> this.local.tryAcquire(limit, key, cost);
+        };
+    }
+
+    /** All or nothing across policies: a fail-closed limit rejects; local ones decide together. */
+    private Decisions fallback(List<LimitRequest> requests) {
+        List<LimitRequest> local = new ArrayList<>();
+        boolean closed = false;
+        for (LimitRequest request : requests) {
+            this.fallbacks.increment();
+            this.onFallback.accept(request.limit());
+            FailurePolicy policy = policyOf(request.limit());
+            closed |= policy == FailurePolicy.FAIL_CLOSED;
+            if (policy == FailurePolicy.LOCAL) {
+                local.add(request);
+            }
+        }
+        Decisions localDecisions = (closed || local.isEmpty()) ? null : this.local.tryAcquireAll(local);
+        boolean allowed = !closed && (localDecisions == null || localDecisions.allowed());
+        List<Decision> decisions = new ArrayList<>(requests.size());
+        for (LimitRequest request : requests) {
+            LimitDefinition limit = request.limit();
+            int localIndex = local.indexOf(request);
+            if (localDecisions != null && localIndex >= 0) {
+                decisions.add(localDecisions.get(localIndex));
+            }
+            else if (policyOf(limit) == FailurePolicy.FAIL_CLOSED) {
+                decisions.add(rejection(limit));
+            }
+            else {
+                decisions.add(new Decision(true, limit.limit(), limit.limit() - (allowed ? request.cost() : 0), 0, 0));
+            }
+        }
+        return new Decisions(allowed, List.copyOf(decisions));
+    }
+
+    private Decision rejection(LimitDefinition limit) {
+        long pause = this.breaker.pauseMillis(this.timeSource.currentTimeMillis());
+        return new Decision(false, limit.limit(), 0, Math.min(pause, limit.windowMillis()), 0);
+    }
+
+    private void failed(RuntimeException ex) {
+        this.breaker.recordFailure(this.timeSource.currentTimeMillis());
+        if (this.outage.compareAndSet(false, true)) {
+            logger.log(Level.WARNING, () -> "Redis is failing the rate limiter (" + ex.getMessage() + "); decisions"
+                    + " follow limiter.redis.on-failure until it answers again. Logged once per outage.");
+        }
+    }
+
+    private void succeeded() {
+        this.breaker.recordSuccess();
+        if (this.outage.compareAndSet(true, false)) {
+            logger.info(() -> "Redis answers the rate limiter again; " + this.fallbacks.sum()
+                    + " decisions were taken without it since start.");
+        }
+    }
+
+}
