@@ -21,7 +21,7 @@ final class ConfiguredLimits {
     private ConfiguredLimits() {
     }
 
-    static LimitRegistry registry(LimiterProperties properties) {
+    static LimitRegistry registry(LimiterProperties properties, boolean redisPresent) {
         List<Problem> problems = new ArrayList<>();
         int defaultSubWindows = properties.getDefaultSubWindows();
         if (defaultSubWindows < 1 || defaultSubWindows > LimitDefinition.MAX_SUB_WINDOWS) {
@@ -40,12 +40,13 @@ final class ConfiguredLimits {
                     + properties.getLocal().getMaxMemory(), "Set limiter.local.max-memory to the most memory the"
                             + " counters may take, for example 256MB."));
         }
-        if (properties.getBackend() == Backend.REDIS) {
+        if (properties.getBackend() == Backend.REDIS && !redisPresent) {
             problems.add(redisUnavailable("limiter.backend"));
         }
+        checkRedis(properties.getRedis(), problems);
         LimitRegistry registry = new LimitRegistry();
         for (Map.Entry<String, LimiterProperties.Limit> entry : properties.getLimits().entrySet()) {
-            definition(entry.getKey(), entry.getValue(), defaultSubWindows, problems, registry);
+            definition(entry.getKey(), entry.getValue(), defaultSubWindows, redisPresent, problems, registry);
         }
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
@@ -54,9 +55,9 @@ final class ConfiguredLimits {
     }
 
     private static void definition(String name, LimiterProperties.Limit limit, int defaultSubWindows,
-            List<Problem> problems, LimitRegistry registry) {
+            boolean redisPresent, List<Problem> problems, LimitRegistry registry) {
         String prefix = LimitPropertyNames.of(name);
-        if (limit.getBackend() == Backend.REDIS) {
+        if (limit.getBackend() == Backend.REDIS && !redisPresent) {
             problems.add(redisUnavailable(prefix + ".backend"));
         }
         if (limit.getLimit() == null) {
@@ -90,8 +91,30 @@ final class ConfiguredLimits {
     }
 
     private static Problem redisUnavailable(String property) {
-        return new Problem(property, "is redis, but this version of Sliding Limiter has no Redis backend yet",
-                "Set " + property + " to local.");
+        return new Problem(property, "is redis, but Spring Data Redis with Lettuce is not on the class path",
+                "Add org.springframework.boot:spring-boot-starter-data-redis to the application's dependencies, or"
+                        + " set " + property + " to local.");
+    }
+
+    private static void checkRedis(LimiterProperties.Redis redis, List<Problem> problems) {
+        if (redis.getTimeout() == null || redis.getTimeout().isNegative() || redis.getTimeout().isZero()) {
+            problems.add(new Problem("limiter.redis.timeout", "must be positive but was " + redis.getTimeout(),
+                    "Set limiter.redis.timeout to the longest a decision may wait for Redis, for example 100ms."));
+        }
+        if (redis.getFailureThreshold() < 1) {
+            problems.add(new Problem("limiter.redis.failure-threshold", "must be at least 1 but was "
+                    + redis.getFailureThreshold(), "Set limiter.redis.failure-threshold to the failures in a row"
+                            + " that stop calls to Redis for a while, for example 3."));
+        }
+        if (redis.getOpenFor() == null || redis.getOpenFor().isNegative() || redis.getOpenFor().isZero()) {
+            problems.add(new Problem("limiter.redis.open-for", "must be positive but was " + redis.getOpenFor(),
+                    "Set limiter.redis.open-for to how long calls stay away from a failing Redis, for example 1s."));
+        }
+        if (redis.getDenialCacheSize() < 0) {
+            problems.add(new Problem("limiter.redis.denial-cache-size", "must be 0 or more but was "
+                    + redis.getDenialCacheSize(), "Set limiter.redis.denial-cache-size to a number of keys, or 0 to"
+                            + " turn the cache off."));
+        }
     }
 
 }

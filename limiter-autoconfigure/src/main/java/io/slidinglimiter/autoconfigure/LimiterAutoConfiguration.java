@@ -5,6 +5,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.ResourceLoader;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.LimitRegistry;
@@ -29,14 +30,18 @@ public class LimiterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LimitRegistry limitRegistry(LimiterProperties properties) {
-        return ConfiguredLimits.registry(properties);
+    LimitRegistry limitRegistry(LimiterProperties properties, ResourceLoader resourceLoader) {
+        return ConfiguredLimits.registry(properties, RedisSupport.isPresent(resourceLoader.getClassLoader()));
     }
 
     @Bean
     @ConditionalOnMissingBean
     RateLimitBackend rateLimitBackend(LimiterProperties properties, TimeSource limiterTimeSource) {
-        return new LocalBackend(limiterTimeSource, properties.getLocal().getMaxKeys(),
+        return localBackend(properties, limiterTimeSource);
+    }
+
+    static LocalBackend localBackend(LimiterProperties properties, TimeSource timeSource) {
+        return new LocalBackend(timeSource, properties.getLocal().getMaxKeys(),
                 properties.getLocal().getMaxMemory().toBytes());
     }
 

@@ -10,6 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.redis.FailurePolicy;
 
 /**
  * Configuration of Sliding Limiter, under "limiter". An unknown property under "limiter." fails
@@ -51,6 +52,8 @@ public class LimiterProperties {
     private Map<String, Limit> limits = new LinkedHashMap<>();
 
     private final Local local = new Local();
+
+    private final Redis redis = new Redis();
 
     private final Http http = new Http();
 
@@ -104,6 +107,10 @@ public class LimiterProperties {
 
     public Local getLocal() {
         return this.local;
+    }
+
+    public Redis getRedis() {
+        return this.redis;
     }
 
     public Http getHttp() {
@@ -161,6 +168,11 @@ public class LimiterProperties {
          */
         private Backend backend;
 
+        /**
+         * What this limit does when Redis fails. Defaults to limiter.redis.on-failure.
+         */
+        private FailurePolicy onFailure;
+
         public Long getLimit() {
             return this.limit;
         }
@@ -201,6 +213,14 @@ public class LimiterProperties {
             this.backend = backend;
         }
 
+        public FailurePolicy getOnFailure() {
+            return this.onFailure;
+        }
+
+        public void setOnFailure(FailurePolicy onFailure) {
+            this.onFailure = onFailure;
+        }
+
     }
 
     /** The in-process backend. */
@@ -232,6 +252,78 @@ public class LimiterProperties {
 
         public void setMaxMemory(DataSize maxMemory) {
             this.maxMemory = maxMemory;
+        }
+
+    }
+
+    /** The Redis backend. */
+    public static class Redis {
+
+        /**
+         * What a decision does when Redis fails or does not answer in time: fail-open admits,
+         * fail-closed rejects (429 with Retry-After), local counts in this instance at the same limit.
+         */
+        private FailurePolicy onFailure = FailurePolicy.FAIL_OPEN;
+
+        /**
+         * Longest a decision waits for Redis, whatever the connection factory's own timeouts.
+         */
+        private Duration timeout = Duration.ofMillis(100);
+
+        /**
+         * Failures in a row after which Redis is not called for a while (the circuit breaker opens).
+         */
+        private int failureThreshold = 3;
+
+        /**
+         * How long the open circuit breaker keeps calls away from Redis before one probe.
+         */
+        private Duration openFor = Duration.ofSeconds(1);
+
+        /**
+         * Most keys Redis reported out of permits that are rejected locally until they free; 0 turns
+         * the cache off.
+         */
+        private int denialCacheSize = 100_000;
+
+        public FailurePolicy getOnFailure() {
+            return this.onFailure;
+        }
+
+        public void setOnFailure(FailurePolicy onFailure) {
+            this.onFailure = onFailure;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public int getFailureThreshold() {
+            return this.failureThreshold;
+        }
+
+        public void setFailureThreshold(int failureThreshold) {
+            this.failureThreshold = failureThreshold;
+        }
+
+        public Duration getOpenFor() {
+            return this.openFor;
+        }
+
+        public void setOpenFor(Duration openFor) {
+            this.openFor = openFor;
+        }
+
+        public int getDenialCacheSize() {
+            return this.denialCacheSize;
+        }
+
+        public void setDenialCacheSize(int denialCacheSize) {
+            this.denialCacheSize = denialCacheSize;
         }
 
     }

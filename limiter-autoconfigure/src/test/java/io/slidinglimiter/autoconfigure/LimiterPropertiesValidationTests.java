@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,11 +70,19 @@ class LimiterPropertiesValidationTests {
     }
 
     @Test
-    void redisIsNotAvailableYet() {
-        assertFailure(analysis -> {
-            assertThat(analysis.getDescription()).contains("limiter.backend").contains("no Redis backend");
-            assertThat(analysis.getAction()).contains("Set limiter.backend to local.");
-        }, "limiter.backend=redis");
+    void redisWithoutSpringDataRedisNamesTheDependencyToAdd() {
+        this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+                .withPropertyValues("limiter.limits.login.limit=5", "limiter.limits.login.window=1m",
+                        "limiter.limits.login.backend=redis")
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new LimiterConfigurationFailureAnalyzer()
+                            .analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("limiter.limits.login.backend")
+                            .contains("Spring Data Redis with Lettuce is not on the class path");
+                    assertThat(analysis.getAction())
+                            .contains("Add org.springframework.boot:spring-boot-starter-data-redis");
+                });
     }
 
     @Test

@@ -58,6 +58,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         }
     }
 
+    /**
+     * Starts opening the connection now, in the background, rather than on the first decision.
+     * @return completes when the connection is open, or exceptionally when it could not be
+     */
+    public CompletableFuture<?> connect() {
+        return commands();
+    }
+
     /** The shared connection's commands, opened once in the background; opened again after a failure. */
     private CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
@@ -66,14 +74,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         }
         synchronized (this) {
             if (this.commands == current) {
-                this.commands = CompletableFuture.supplyAsync(this::connect);
+                this.commands = CompletableFuture.supplyAsync(this::openConnection);
             }
             return this.commands;
         }
     }
 
     @SuppressWarnings({ "unchecked", "resource" })
-    private RedisClusterAsyncCommands<byte[], byte[]> connect() {
+    private RedisClusterAsyncCommands<byte[], byte[]> openConnection() {
         // With a shared native connection, closing this handle leaves the connection open.
         RedisConnection connection = this.connectionFactory.getConnection();
         Object nativeConnection = connection.getNativeConnection();

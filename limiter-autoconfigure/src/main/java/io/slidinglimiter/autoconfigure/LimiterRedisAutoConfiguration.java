@@ -1,0 +1,152 @@
+package io.slidinglimiter.autoconfigure;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.LimitPropertyNames;
+import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.core.RoutingBackend;
+import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.redis.FailurePolicy;
+import io.slidinglimiter.redis.LettuceScriptRunner;
+import io.slidinglimiter.redis.RedisBackend;
+import io.slidinglimiter.redis.RedisKeys;
+import io.slidinglimiter.redis.ResilientRedisBackend;
+
+/**
+ * The Redis backend, when a limit asks for it ({@code limiter.backend=redis} or
+ * {@code limiter.limits.<name>.backend=redis}) and Spring Data Redis with Lettuce is there: limits
+ * go to Redis or stay local as configured, through the application's own
+ * {@link RedisConnectionFactory}.
+ */
+@AutoConfiguration(before = LimiterAutoConfiguration.class,
+        afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+@ConditionalOnClass(name = { RedisSupport.CONNECTION_FACTORY, RedisSupport.LETTUCE })
+@Conditional(LimiterRedisAutoConfiguration.UsesRedisCondition.class)
+@EnableConfigurationProperties(LimiterProperties.class)
+public class LimiterRedisAutoConfiguration {
+
+    private static final Log logger = LogFactory.getLog(LimiterRedisAutoConfiguration.class);
+
+    @Bean
+    @ConditionalOnMissingBean
+    LettuceScriptRunner limiterRedisScriptRunner(LimiterProperties properties,
+            ObjectProvider<RedisConnectionFactory> connectionFactory) {
+        RedisConnectionFactory factory = connectionFactory.getIfAvailable();
+        if (factory == null) {
+            throw new InvalidLimiterConfigurationException(redisProperty(properties),
+                    "is redis, but the application has no RedisConnectionFactory",
+                    "Add org.springframework.boot:spring-boot-starter-data-redis and set spring.data.redis.host and"
+                            + " spring.data.redis.port (or spring.data.redis.url).");
+        }
+        return new LettuceScriptRunner(factory, properties.getRedis().getTimeout());
+    }
+
+    /**
+     * Opens the Redis connection once every bean exists, before the first decision needs it. The
+     * application starts without Redis rather than not at all: that is said once, and the failure
+     * policy decides meanwhile.
+     */
+    @Bean
+    SmartInitializingSingleton limiterRedisConnection(LettuceScriptRunner limiterRedisScriptRunner,
+            LimiterProperties properties) {
+        return () -> limiterRedisScriptRunner.connect().whenComplete((connected, failure) -> {
+            if (failure != null) {
+                logger.warn("Sliding Limiter could not connect to Redis at start (" + failure.getMessage()
+                        + "); limits on Redis follow limiter.redis.on-failure=" + properties.getRedis().getOnFailure()
+                        + " until it answers.");
+            }
+        });
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitBackend rateLimitBackend(LimiterProperties properties, ObjectProvider<TimeSource> timeSource,
+            LettuceScriptRunner limiterRedisScriptRunner, RedisConnectionFactory connectionFactory) {
+        TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
+        LocalBackend local = LimiterAutoConfiguration.localBackend(properties, clock);
+        LimiterProperties.Redis redisProperties = properties.getRedis();
+        boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+        RedisBackend redis = new RedisBackend(limiterRedisScriptRunner, new RedisKeys(properties.getKeyPrefix()),
+                cluster ? ClusterSlotHashUtil::calculateSlot : null);
+        Map<String, FailurePolicy> policies = new HashMap<>();
+        properties.getLimits().forEach((name, limit) -> {
+            if (limit.getOnFailure() != null) {
+                policies.put(name, limit.getOnFailure());
+            }
+        });
+        ResilientRedisBackend resilient = new ResilientRedisBackend(redis, local,
+                new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
+                        redisProperties.getFailureThreshold(), redisProperties.getOpenFor().toMillis(),
+                        redisProperties.getDenialCacheSize()),
+                clock, (limit) -> {
+                });
+        RateLimitBackend defaultBackend = (properties.getBackend() == Backend.REDIS) ? resilient : local;
+        Map<String, RateLimitBackend> byLimitName = new HashMap<>();
+        properties.getLimits().forEach((name, limit) -> {
+            if (limit.getBackend() != null) {
+                byLimitName.put(name, (limit.getBackend() == Backend.REDIS) ? resilient : local);
+            }
+        });
+        return new RoutingBackend(List.of(local, resilient), defaultBackend, byLimitName);
+    }
+
+    private static String redisProperty(LimiterProperties properties) {
+        if (properties.getBackend() == Backend.REDIS) {
+            return "limiter.backend";
+        }
+        return properties.getLimits().entrySet().stream()
+                .filter((entry) -> entry.getValue().getBackend() == Backend.REDIS)
+                .map((entry) -> LimitPropertyNames.of(entry.getKey()) + ".backend")
+                .findFirst().orElse("limiter.backend");
+    }
+
+    /** Matches when the global backend or any limit's is redis. */
+    static class UsesRedisCondition extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Binder binder = Binder.get(context.getEnvironment());
+            if (binder.bind("limiter.backend", Backend.class).orElse(Backend.LOCAL) == Backend.REDIS) {
+                return ConditionOutcome.match("limiter.backend is redis");
+            }
+            Map<String, LimiterProperties.Limit> limits = binder
+                    .bind("limiter.limits", Bindable.mapOf(String.class, LimiterProperties.Limit.class))
+                    .orElse(Map.of());
+            for (Map.Entry<String, LimiterProperties.Limit> limit : limits.entrySet()) {
+                if (limit.getValue().getBackend() == Backend.REDIS) {
+                    return ConditionOutcome.match("limit " + limit.getKey() + " uses redis");
+                }
+            }
+            return ConditionOutcome.noMatch("no limit uses redis");
+        }
+
+    }
+
+}

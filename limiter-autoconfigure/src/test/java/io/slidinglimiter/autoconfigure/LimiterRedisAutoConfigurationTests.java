@@ -1,0 +1,259 @@
+package io.slidinglimiter.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+
+import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.core.ManualTimeSource;
+import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.core.RoutingBackend;
+import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.redis.RedisClusterServers;
+import io.slidinglimiter.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Application contexts ("instances") sharing a real redis-server, or a three-master Cluster, that
+ * the test starts on ports of its own.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class LimiterRedisAutoConfigurationTests {
+
+    private static RedisServer server;
+
+    private static RedisClusterServers cluster;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+                    LimiterRedisAutoConfiguration.class, LimiterAutoConfiguration.class,
+                    LimiterAopAutoConfiguration.class))
+            // A generous timeout: these tests are about sharing, not about a slow first connection.
+            .withPropertyValues("limiter.backend=redis", "limiter.redis.timeout=5s", "limiter.limits.shared.limit=1000",
+                    "limiter.limits.shared.window=1m", "limiter.limits.per-user.limit=3",
+                    "limiter.limits.per-user.window=1m", "limiter.limits.global.limit=5",
+                    "limiter.limits.global.window=1m", "limiter.limits.here.limit=2", "limiter.limits.here.window=1m",
+                    "limiter.limits.here.backend=local");
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServer.start();
+        cluster = RedisClusterServers.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        server.close();
+        cluster.close();
+    }
+
+    private ApplicationContextRunner standalone() {
+        return this.runner.withPropertyValues("spring.data.redis.host=127.0.0.1",
+                "spring.data.redis.port=" + server.port());
+    }
+
+    private ApplicationContextRunner onCluster() {
+        return this.runner.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",",
+                cluster.nodes().stream().map((node) -> "127.0.0.1:" + node.port()).toList()));
+    }
+
+    @Test
+    void limitsGoToRedisOrStayLocalAsConfigured() {
+        standalone().run((context) -> {
+            assertThat(context).hasNotFailed();
+            RoutingBackend backend = (RoutingBackend) context.getBean(RateLimitBackend.class);
+            RateLimiters limiters = context.getBean(RateLimiters.class);
+            assertThat(backend.backendFor(limiters.definition("here"))).isInstanceOf(LocalBackend.class);
+            assertThat(backend.backendFor(limiters.definition("shared"))).isNotInstanceOf(LocalBackend.class);
+        });
+    }
+
+    @Test
+    void twoInstancesOnOneRedisAdmitExactlyTheLimitInAll() throws Exception {
+        assertTwoInstancesShareOneLimit(standalone(), List.of("one-key"));
+    }
+
+    @Test
+    void twoInstancesOnAClusterAdmitExactlyTheLimitForEachKeyOnEveryMaster() throws Exception {
+        List<String> keys = List.of("alpha", "bravo", "charlie", "delta", "echo", "foxtrot");
+        assertTwoInstancesShareOneLimit(onCluster(), keys);
+        for (RedisServer node : cluster.nodes()) {
+            assertThat(node.<Long>call((redis) -> redis.dbsize())).isPositive();
+        }
+    }
+
+    private void assertTwoInstancesShareOneLimit(ApplicationContextRunner runner, List<String> keys) throws Exception {
+        runner.run((first) -> runner.run((second) -> {
+            AtomicInteger admitted = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(32);
+            try {
+                List<Future<?>> futures = new ArrayList<>();
+                for (AssertableApplicationContext instance : List.of(first, second)) {
+                    RateLimiters limiters = instance.getBean(RateLimiters.class);
+                    for (int thread = 0; thread < 16; thread++) {
+                        futures.add(pool.submit(() -> {
+                            for (int i = 0; i < 70 * keys.size(); i++) {
+                                if (limiters.tryAcquire("shared", keys.get(i % keys.size())).allowed()) {
+                                    admitted.incrementAndGet();
+                                }
+                            }
+                        }));
+                    }
+                }
+                for (Future<?> future : futures) {
+                    future.get();
+                }
+            }
+            finally {
+                pool.shutdown();
+            }
+            assertThat(admitted).hasValue(1000 * keys.size());
+        }));
+    }
+
+    @Test
+    void aTwoLimitMethodAcrossClusterSlotsStaysAllOrNothing() {
+        onCluster().withUserConfiguration(Transfers.class).run((context) -> {
+            Transfers transfers = context.getBean(Transfers.class);
+            RateLimiters limiters = context.getBean(RateLimiters.class);
+            for (int i = 0; i < 5; i++) {
+                transfers.transfer("user-" + i);
+            }
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> transfers.transfer("late"))
+                    .satisfies((denied) -> assertThat(denied.getLimitName()).isEqualTo("global"));
+            assertThat(limiters.tryAcquire("per-user", "late").remaining()).as("refunded").isEqualTo(2);
+            assertThat(transfers.made()).isEqualTo(5);
+        });
+    }
+
+    @Test
+    void aMethodMixingLocalAndRedisLimitsRefundsTheLocalOneWhenRedisRejects() {
+        standalone().withUserConfiguration(Mixed.class).run((context) -> {
+            Mixed mixed = context.getBean(Mixed.class);
+            RateLimiters limiters = context.getBean(RateLimiters.class);
+            limiters.tryAcquire("global", "*", 5);
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(mixed::call);
+            assertThat(limiters.tryAcquire("here", "*").remaining()).as("local refunded").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void anInstanceWhoseClockIsTenMinutesFastAgreesExactly() {
+        ManualTimeSource fast = new ManualTimeSource(System.currentTimeMillis() + Duration.ofMinutes(10).toMillis());
+        standalone().run((normal) -> standalone().withBean(ManualTimeSource.class, () -> fast).run((skewed) -> {
+            RateLimiters a = normal.getBean(RateLimiters.class);
+            RateLimiters b = skewed.getBean(RateLimiters.class);
+            List<Boolean> outcomes = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                outcomes.add(((i % 2 == 0) ? a : b).tryAcquire("per-user", "skewed").allowed());
+            }
+            assertThat(outcomes).containsExactly(true, true, true, false, false);
+            // Both wait for the same Redis-time slot: only the moments of asking differ, not ten minutes.
+            Duration waitA = a.tryAcquire("per-user", "skewed").retryAfter();
+            Duration waitB = b.tryAcquire("per-user", "skewed").retryAfter();
+            assertThat(waitA.minus(waitB).abs()).isLessThan(Duration.ofSeconds(1));
+            assertThat(waitA).isLessThanOrEqualTo(Duration.ofMinutes(1));
+        }));
+    }
+
+    @Test
+    void redisWithoutSpringDataRedisFailsTheStartNamingTheDependency() {
+        this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis", "io.lettuce"))
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new FailureAnalysisAccess().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("limiter.backend")
+                            .contains("Spring Data Redis with Lettuce is not on the class path");
+                    assertThat(analysis.getAction()).contains("spring-boot-starter-data-redis");
+                });
+    }
+
+    @Test
+    void anUnreachableRedisAtStartIsOneClearLogLineAndThePolicyDecides(CapturedOutput output) {
+        this.runner.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=1",
+                "limiter.redis.on-failure=fail-closed", "limiter.redis.timeout=100ms").run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    RateLimiters limiters = context.getBean(RateLimiters.class);
+                    assertThat(limiters.tryAcquire("shared", "k").allowed()).isFalse();
+                    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+                    while (!output.getAll().contains("could not connect to Redis at start")
+                            && System.nanoTime() < deadline) {
+                        Thread.sleep(50);
+                    }
+                    assertThat(output.getAll()).contains("Sliding Limiter could not connect to Redis at start")
+                            .contains("limiter.redis.on-failure=FAIL_CLOSED");
+                });
+    }
+
+    @Test
+    void badRedisSettingsFailTheStartNamingTheProperty() {
+        Consumer<String[]> fails = (properties) -> standalone().withPropertyValues(properties).run((context) -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = new FailureAnalysisAccess().analyze(context.getStartupFailure());
+            assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
+            assertThat(analysis.getDescription()).contains(properties[0].substring(0, properties[0].indexOf('=')));
+        });
+        fails.accept(new String[] { "limiter.redis.timeout=-1ms" });
+        fails.accept(new String[] { "limiter.redis.failure-threshold=0" });
+        fails.accept(new String[] { "limiter.redis.open-for=0s" });
+        standalone().withPropertyValues("limiter.redis.on-failure=retry").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("retry");
+        });
+        standalone().withPropertyValues("limiter.limits.shared.on-failure=maybe").run((context) ->
+                assertThat(context).hasFailed());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Transfers {
+
+        private final AtomicInteger count = new AtomicInteger();
+
+        public int made() {
+            return this.count.get();
+        }
+
+        @RateLimited(name = "per-user", key = "#user")
+        @RateLimited(name = "global")
+        public void transfer(String user) {
+            this.count.incrementAndGet();
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Mixed {
+
+        @RateLimited(name = "here")
+        @RateLimited(name = "global")
+        public void call() {
+        }
+
+    }
+
+}
