@@ -6,6 +6,7 @@ import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -74,15 +75,9 @@ public class LimiterRedisAutoConfiguration {
      * policy decides meanwhile.
      */
     @Bean
-    SmartInitializingSingleton limiterRedisConnection(LettuceScriptRunner limiterRedisScriptRunner,
+    RedisConnectionWarmup limiterRedisConnection(LettuceScriptRunner limiterRedisScriptRunner,
             LimiterProperties properties) {
-        return () -> limiterRedisScriptRunner.connect().whenComplete((connected, failure) -> {
-            if (failure != null) {
-                logger.warn("Sliding Limiter could not connect to Redis at start (" + failure.getMessage()
-                        + "); limits on Redis follow limiter.redis.on-failure=" + properties.getRedis().getOnFailure()
-                        + " until it answers.");
-            }
-        });
+        return new RedisConnectionWarmup(limiterRedisScriptRunner, properties.getRedis().getOnFailure());
     }
 
     @Bean
@@ -115,6 +110,38 @@ public class LimiterRedisAutoConfiguration {
             }
         });
         return new RoutingBackend(List.of(local, resilient), defaultBackend, byLimitName);
+    }
+
+    /** Connects once every bean exists; says once if Redis cannot be reached, unless the context is closing. */
+    static final class RedisConnectionWarmup implements SmartInitializingSingleton, DisposableBean {
+
+        private final LettuceScriptRunner runner;
+
+        private final FailurePolicy policy;
+
+        private volatile boolean closing;
+
+        RedisConnectionWarmup(LettuceScriptRunner runner, FailurePolicy policy) {
+            this.runner = runner;
+            this.policy = policy;
+        }
+
+        @Override
+        public void afterSingletonsInstantiated() {
+            this.runner.connect().whenComplete((connected, failure) -> {
+                if (failure != null && !this.closing) {
+                    logger.warn("Sliding Limiter could not connect to Redis at start (" + failure.getMessage()
+                            + "); limits on Redis follow limiter.redis.on-failure=" + this.policy
+                            + " until it answers.");
+                }
+            });
+        }
+
+        @Override
+        public void destroy() {
+            this.closing = true;
+        }
+
     }
 
     private static String redisProperty(LimiterProperties properties) {
