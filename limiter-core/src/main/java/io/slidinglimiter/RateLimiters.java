@@ -54,7 +54,9 @@ public class RateLimiters {
      * @throws IllegalArgumentException for an unknown limit, a blank key or a cost outside 1..limit
      */
     public Decision tryAcquire(String limitName, String key, long cost) {
-        return this.backend.tryAcquire(this.registry.get(limitName), key, cost);
+        Decision decision = this.backend.tryAcquire(this.registry.get(limitName), key, cost);
+        this.registry.statistics(limitName).record(decision.allowed());
+        return decision;
     }
 
     /**
@@ -68,12 +70,38 @@ public class RateLimiters {
      * @return the decisions, in the order of the requests
      */
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
+        Decisions decisions;
         if (requests.size() == 1) {
             LimitRequest request = requests.get(0);
             Decision decision = this.backend.tryAcquire(request.limit(), request.key(), request.cost());
-            return new Decisions(decision.allowed(), List.of(decision));
+            decisions = new Decisions(decision.allowed(), List.of(decision));
         }
-        return this.backend.tryAcquireAll(requests);
+        else {
+            decisions = this.backend.tryAcquireAll(requests);
+        }
+        for (LimitRequest request : requests) {
+            this.registry.statistics(request.limit().name()).record(decisions.allowed());
+        }
+        return decisions;
+    }
+
+    /**
+     * What a call of cost 1 for {@code key} would be told now, without consuming anything.
+     * @param limitName a configured or annotated limit's name
+     * @param key the counter key, not blank
+     * @return the decision such a call would get
+     */
+    public Decision peek(String limitName, String key) {
+        return this.backend.peek(this.registry.get(limitName), key);
+    }
+
+    /**
+     * Forgets what {@code key} has used in a limit, in this instance and, for Redis, everywhere.
+     * @param limitName a configured or annotated limit's name
+     * @param key the counter key, not blank
+     */
+    public void reset(String limitName, String key) {
+        this.backend.reset(this.registry.get(limitName), key);
     }
 
     /**

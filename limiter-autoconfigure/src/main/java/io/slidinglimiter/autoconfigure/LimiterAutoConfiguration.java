@@ -1,5 +1,6 @@
 package io.slidinglimiter.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -11,6 +12,9 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.core.TimedBackend;
+import io.slidinglimiter.actuate.LimitChanges;
+import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.local.LocalBackend;
 
 /**
@@ -36,8 +40,21 @@ public class LimiterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimitBackend rateLimitBackend(LimiterProperties properties, TimeSource limiterTimeSource) {
-        return localBackend(properties, limiterTimeSource);
+    RateLimitBackend rateLimitBackend(LimiterProperties properties, TimeSource limiterTimeSource,
+            ObjectProvider<BackendTimers> timers) {
+        return timed(localBackend(properties, limiterTimeSource), "local", timers);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LimitChanges limitChanges(LimitRegistry limitRegistry) {
+        return new LimitChanges(limitRegistry);
+    }
+
+    /** The backend, timed as {@code limiter.backend.duration} when metrics are on. */
+    static RateLimitBackend timed(RateLimitBackend backend, String name, ObjectProvider<BackendTimers> timers) {
+        BackendTimers available = timers.getIfAvailable();
+        return (available != null) ? new TimedBackend(backend, available.forBackend(name)) : backend;
     }
 
     static LocalBackend localBackend(LimiterProperties properties, TimeSource timeSource) {

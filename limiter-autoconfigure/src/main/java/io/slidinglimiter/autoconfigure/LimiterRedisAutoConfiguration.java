@@ -28,11 +28,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.config.LimitPropertyNames;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.metrics.BackendTimers;
+import io.slidinglimiter.redis.RedisLimitOverrides;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.RoutingBackend;
 import io.slidinglimiter.core.TimeSource;
-import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
@@ -81,11 +84,10 @@ public class LimiterRedisAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
-    RateLimitBackend rateLimitBackend(LimiterProperties properties, ObjectProvider<TimeSource> timeSource,
-            LettuceScriptRunner limiterRedisScriptRunner, RedisConnectionFactory connectionFactory) {
+    LimiterRedis limiterRedis(LimiterProperties properties, ObjectProvider<TimeSource> timeSource,
+            LettuceScriptRunner limiterRedisScriptRunner, RedisConnectionFactory connectionFactory,
+            LimitRegistry limitRegistry) {
         TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
-        LocalBackend local = LimiterAutoConfiguration.localBackend(properties, clock);
         LimiterProperties.Redis redisProperties = properties.getRedis();
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         RedisBackend redis = new RedisBackend(limiterRedisScriptRunner, new RedisKeys(properties.getKeyPrefix()),
@@ -96,20 +98,59 @@ public class LimiterRedisAutoConfiguration {
                 policies.put(name, limit.getOnFailure());
             }
         });
-        ResilientRedisBackend resilient = new ResilientRedisBackend(redis, local,
+        ResilientRedisBackend resilient = new ResilientRedisBackend(redis,
+                LimiterAutoConfiguration.localBackend(properties, clock),
                 new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
                         redisProperties.getFailureThreshold(), redisProperties.getOpenFor().toMillis(),
                         redisProperties.getDenialCacheSize()),
-                clock, (limit) -> {
-                });
-        RateLimitBackend defaultBackend = (properties.getBackend() == Backend.REDIS) ? resilient : local;
+                clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback());
+        return new LimiterRedis(limiterRedisScriptRunner, resilient, redisProperties.getOnFailure(),
+                policies.containsValue(FailurePolicy.FAIL_CLOSED));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitBackend rateLimitBackend(LimiterProperties properties, ObjectProvider<TimeSource> timeSource,
+            LimiterRedis limiterRedis, ObjectProvider<BackendTimers> timers) {
+        TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
+        RateLimitBackend local = LimiterAutoConfiguration.timed(LimiterAutoConfiguration.localBackend(properties, clock),
+                "local", timers);
+        RateLimitBackend redis = LimiterAutoConfiguration.timed(limiterRedis.backend(), "redis", timers);
+        RateLimitBackend defaultBackend = (properties.getBackend() == Backend.REDIS) ? redis : local;
         Map<String, RateLimitBackend> byLimitName = new HashMap<>();
         properties.getLimits().forEach((name, limit) -> {
             if (limit.getBackend() != null) {
-                byLimitName.put(name, (limit.getBackend() == Backend.REDIS) ? resilient : local);
+                byLimitName.put(name, (limit.getBackend() == Backend.REDIS) ? redis : local);
             }
         });
-        return new RoutingBackend(List.of(local, resilient), defaultBackend, byLimitName);
+        return new RoutingBackend(List.of(local, redis), defaultBackend, byLimitName);
+    }
+
+    /** Limits changed at run time reach every instance through Redis, read every second. */
+    @Bean
+    @ConditionalOnMissingBean
+    LimitChanges limitChanges(LimitRegistry limitRegistry, RedisConnectionFactory connectionFactory,
+            LimiterProperties properties) {
+        return new LimitChanges(limitRegistry, new RedisLimitOverrides(connectionFactory, properties.getKeyPrefix()),
+                1_000);
+    }
+
+    /**
+     * The Redis side of the limiter, for health and operations.
+     *
+     * @param runner talks to Redis
+     * @param backend the Redis backend with its failure handling
+     * @param defaultPolicy limiter.redis.on-failure
+     * @param someLimitFailsClosed whether a limit overrides it with fail-closed
+     */
+    public record LimiterRedis(LettuceScriptRunner runner, ResilientRedisBackend backend, FailurePolicy defaultPolicy,
+            boolean someLimitFailsClosed) {
+
+        /** @return whether an outage makes some limit reject calls */
+        public boolean anyFailsClosed() {
+            return this.someLimitFailsClosed || this.defaultPolicy == FailurePolicy.FAIL_CLOSED;
+        }
+
     }
 
     /** Connects once every bean exists; says once if Redis cannot be reached, unless the context is closing. */

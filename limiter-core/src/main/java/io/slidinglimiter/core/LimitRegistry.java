@@ -1,17 +1,25 @@
 package io.slidinglimiter.core;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
- * The limits an application knows, by name. Decisions look their definition up here each time, so
- * a limit changed with {@link #updateLimit(String, long)} applies on the next decision.
+ * The limits an application knows, by name, with their statistics. Decisions look their
+ * definition up here each time, so a limit changed with {@link #updateLimit(String, long)}
+ * applies on the next decision.
  */
 public final class LimitRegistry {
 
     private final ConcurrentMap<String, LimitDefinition> definitions = new ConcurrentHashMap<>();
+
+    private final ConcurrentMap<String, LimitStatistics> statistics = new ConcurrentHashMap<>();
+
+    private final List<Consumer<LimitDefinition>> registrationListeners = new CopyOnWriteArrayList<>();
 
     /**
      * Adds a definition, or checks that one of the same name counts the same way.
@@ -25,7 +33,21 @@ public final class LimitRegistry {
             throw new IllegalStateException("Limit '" + definition.name() + "' is defined twice, differently: "
                     + describe(registered) + " and " + describe(definition));
         }
+        if (registered == null) {
+            this.statistics.computeIfAbsent(definition.name(), (name) -> new LimitStatistics());
+            this.registrationListeners.forEach((listener) -> listener.accept(definition));
+        }
         return (registered != null) ? registered : definition;
+    }
+
+    /**
+     * Tells {@code listener} of every limit registered, now and later: for metrics that are
+     * resolved once per limit.
+     * @param listener told of each definition once
+     */
+    public void onRegistration(Consumer<LimitDefinition> listener) {
+        this.registrationListeners.add(listener);
+        this.definitions.values().forEach(listener);
     }
 
     /**
@@ -50,6 +72,20 @@ public final class LimitRegistry {
                     + this.definitions.keySet().stream().sorted().toList());
         }
         return definition;
+    }
+
+    /**
+     * The statistics of a registered limit.
+     * @param name the limit's name
+     * @return its statistics
+     * @throws IllegalArgumentException if no limit has that name
+     */
+    public LimitStatistics statistics(String name) {
+        LimitStatistics found = this.statistics.get(name);
+        if (found == null) {
+            get(name);
+        }
+        return found;
     }
 
     /**

@@ -16,7 +16,7 @@ import io.slidinglimiter.Decision;
  * RateLimitBackend backend = new RoutingBackend(List.of(local, redis), redis, Map.of("login", local));
  * }</pre>
  */
-public final class RoutingBackend implements RateLimitBackend {
+public class RoutingBackend implements RateLimitBackend {
 
     private final List<RateLimitBackend> order;
 

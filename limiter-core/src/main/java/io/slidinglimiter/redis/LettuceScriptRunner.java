@@ -59,6 +59,18 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
     }
 
     /**
+     * Whether Redis answers within the timeout and holds the script ({@code SCRIPT EXISTS}).
+     * @return whether the script is cached; it is loaded on the next decision otherwise
+     * @throws RedisBackendException when Redis does not answer in time
+     */
+    public boolean isScriptLoaded() {
+        long deadline = System.nanoTime() + this.timeoutNanos;
+        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline);
+        List<Boolean> exists = await(commands.scriptExists(this.script.sha1()), deadline);
+        return !exists.isEmpty() && exists.get(0);
+    }
+
+    /**
      * Starts opening the connection now, in the background, rather than on the first decision.
      * @return completes when the connection is open, or exceptionally when it could not be
      */

@@ -1,0 +1,159 @@
+package io.slidinglimiter.actuate;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.LimitStatistics;
+
+/**
+ * The {@code ratelimiters} endpoint: every limit with its totals; one limit, and one key's usage;
+ * a new limit at run time; one key reset. The write operations change how the application
+ * protects itself: expose them only behind authentication.
+ */
+@Endpoint(id = "ratelimiters")
+public class RateLimitersEndpoint {
+
+    private final LimitRegistry registry;
+
+    private final RateLimiters rateLimiters;
+
+    private final LimitChanges changes;
+
+    private final Function<LimitDefinition, String> backends;
+
+    /**
+     * Creates the endpoint.
+     * @param registry the limits
+     * @param rateLimiters decides, for a key's usage and resets
+     * @param changes applies limit changes
+     * @param backends the backend name of each limit
+     */
+    public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
+            Function<LimitDefinition, String> backends) {
+        this.registry = registry;
+        this.rateLimiters = rateLimiters;
+        this.changes = changes;
+        this.backends = backends;
+    }
+
+    /** @return every limit, by name */
+    @ReadOperation
+    public Map<String, Object> limits() {
+        Map<String, Object> limits = new TreeMap<>();
+        for (LimitDefinition definition : this.registry.all()) {
+            limits.put(definition.name(), describe(definition));
+        }
+        return Map.of("limits", limits);
+    }
+
+    /**
+     * One limit, and one key's usage when {@code key} is given.
+     * @param name the limit's name
+     * @param key a counter key, or null
+     * @return the limit; 404 for an unknown name
+     */
+    @ReadOperation
+    public WebEndpointResponse<Map<String, Object>> limit(@Selector String name, @Nullable String key) {
+        Optional<LimitDefinition> definition = this.registry.find(name);
+        if (definition.isEmpty()) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        Map<String, Object> body = describe(definition.get());
+        if (key != null) {
+            if (key.isBlank()) {
+                return error("The key must not be blank");
+            }
+            Decision usage = this.rateLimiters.peek(name, key);
+            body.put("key", Map.of("used", usage.limit() - usage.remaining(), "remaining", usage.remaining(),
+                    "retryAfter", seconds(usage.retryAfter()), "resetAfter", seconds(usage.resetAfter())));
+        }
+        return new WebEndpointResponse<>(body);
+    }
+
+    /**
+     * Changes a limit's permits per window, keeping the counts.
+     * @param name the limit's name
+     * @param limit the new permits per window, a whole number greater than 0
+     * @return the limit as changed; 404 for an unknown name, 400 for a bad limit
+     */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> updateLimit(@Selector String name, @Nullable String limit) {
+        if (this.registry.find(name).isEmpty()) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        long newLimit;
+        try {
+            newLimit = (limit != null) ? Long.parseLong(limit.trim()) : 0;
+        }
+        catch (NumberFormatException ex) {
+            return error("limit must be a whole number greater than 0, but was '" + limit + "'");
+        }
+        if (newLimit <= 0) {
+            return error((limit == null) ? "Send the new limit, for example {\"limit\": 200}"
+                    : "limit must be greater than 0, but was " + newLimit);
+        }
+        this.changes.change(name, newLimit);
+        Map<String, Object> body = describe(this.registry.get(name));
+        body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
+        return new WebEndpointResponse<>(body);
+    }
+
+    /**
+     * Forgets what one key has used.
+     * @param name the limit's name
+     * @param key the counter key
+     * @return 204; 404 for an unknown name, 400 without a key
+     */
+    @DeleteOperation
+    public WebEndpointResponse<Map<String, Object>> reset(@Selector String name, @Nullable String key) {
+        if (this.registry.find(name).isEmpty()) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        if (key == null || key.isBlank()) {
+            return error("Name the key to reset, for example ?key=alice");
+        }
+        this.rateLimiters.reset(name, key);
+        return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
+    }
+
+    private Map<String, Object> describe(LimitDefinition definition) {
+        LimitStatistics statistics = this.registry.statistics(definition.name());
+        Map<String, Object> description = new LinkedHashMap<>();
+        description.put("name", definition.name());
+        description.put("limit", definition.limit());
+        description.put("window", definition.window().toString());
+        description.put("subWindows", definition.subWindows());
+        description.put("algorithm", definition.algorithm().id());
+        description.put("backend", this.backends.apply(definition));
+        description.put("allowed", statistics.allowed());
+        description.put("rejected", statistics.rejected());
+        description.put("fallback", statistics.fallback());
+        return description;
+    }
+
+    private static double seconds(Duration duration) {
+        return duration.toMillis() / 1000.0;
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> error(String message) {
+        return new WebEndpointResponse<>(Map.of("error", message), WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+}

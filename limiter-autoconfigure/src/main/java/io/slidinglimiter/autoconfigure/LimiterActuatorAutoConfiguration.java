@@ -1,0 +1,67 @@
+package io.slidinglimiter.autoconfigure;
+
+import java.util.Locale;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.actuate.LimitChanges;
+import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
+import io.slidinglimiter.actuate.RateLimitersEndpoint;
+import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration.LimiterRedis;
+import io.slidinglimiter.core.LimitRegistry;
+
+/**
+ * The {@code ratelimiters} Actuator endpoint, exposed like any endpoint, and the
+ * {@code ratelimiter} health contributor when a limit uses Redis.
+ */
+@AutoConfiguration(after = { LimiterAutoConfiguration.class, LimiterRedisAutoConfiguration.class })
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+@ConditionalOnBean(RateLimiters.class)
+public class LimiterActuatorAutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Endpoint.class)
+    @ConditionalOnAvailableEndpoint(RateLimitersEndpoint.class)
+    static class EndpointConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RateLimitersEndpoint rateLimitersEndpoint(LimitRegistry limitRegistry, RateLimiters rateLimiters,
+                LimitChanges limitChanges, LimiterProperties properties) {
+            return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) -> {
+                LimiterProperties.Limit configured = properties.getLimits().get(definition.name());
+                LimiterProperties.Backend backend = (configured != null && configured.getBackend() != null)
+                        ? configured.getBackend() : properties.getBackend();
+                return backend.name().toLowerCase(Locale.ROOT);
+            });
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ AbstractHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+    @ConditionalOnBean(LimiterRedis.class)
+    @ConditionalOnEnabledHealthIndicator("ratelimiter")
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "ratelimiterHealthIndicator")
+        RateLimiterHealthIndicator ratelimiterHealthIndicator(LimiterRedis limiterRedis) {
+            return new RateLimiterHealthIndicator(limiterRedis.runner(), limiterRedis.backend(),
+                    limiterRedis.defaultPolicy(), limiterRedis::anyFailsClosed);
+        }
+
+    }
+
+}

@@ -1,0 +1,55 @@
+package io.slidinglimiter.metrics;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.LimitStatistics;
+
+/**
+ * The limiter's meters in the application's {@link MeterRegistry}, each resolved once:
+ * {@code limiter.requests} (tags {@code limit} and {@code outcome} = {@code allowed},
+ * {@code rejected} or {@code fallback}) reads each limit's {@link LimitStatistics}, so counting costs
+ * a decision one uncontended add; {@code limiter.backend.duration} (tag {@code backend}) times
+ * backend calls. No tag ever holds a key.
+ */
+public final class LimiterMeters implements BackendTimers {
+
+    private final MeterRegistry meterRegistry;
+
+    /**
+     * Registers the request counters of every limit, now and as limits are added.
+     * @param meterRegistry the application's registry
+     * @param limits the limits
+     */
+    public LimiterMeters(MeterRegistry meterRegistry, LimitRegistry limits) {
+        this.meterRegistry = meterRegistry;
+        limits.onRegistration((definition) -> bind(definition, limits.statistics(definition.name())));
+    }
+
+    @Override
+    public LongConsumer forBackend(String backend) {
+        Timer timer = Timer.builder("limiter.backend.duration").description("Time a rate-limit backend took to decide")
+                .tag("backend", backend).register(this.meterRegistry);
+        return (nanos) -> timer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void bind(LimitDefinition definition, LimitStatistics statistics) {
+        counter(definition, "allowed", statistics, LimitStatistics::allowed);
+        counter(definition, "rejected", statistics, LimitStatistics::rejected);
+        counter(definition, "fallback", statistics, LimitStatistics::fallback);
+    }
+
+    private void counter(LimitDefinition definition, String outcome, LimitStatistics statistics,
+            java.util.function.ToDoubleFunction<LimitStatistics> count) {
+        FunctionCounter.builder("limiter.requests", statistics, count)
+                .description("Rate-limit decisions, by limit and outcome")
+                .tag("limit", definition.name()).tag("outcome", outcome).register(this.meterRegistry);
+    }
+
+}

@@ -1,0 +1,46 @@
+package io.slidinglimiter.core;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * How often one limit admitted and rejected calls since start, and how many of its decisions were
+ * taken without its backend (a Redis outage). Counted without a lock; read for metrics and the
+ * Actuator endpoint. A fallback decision is also counted as allowed or rejected.
+ */
+public final class LimitStatistics {
+
+    private final LongAdder allowed = new LongAdder();
+
+    private final LongAdder rejected = new LongAdder();
+
+    private final LongAdder fallback = new LongAdder();
+
+    /**
+     * Counts one decision.
+     * @param wasAllowed whether the call was admitted
+     */
+    public void record(boolean wasAllowed) {
+        (wasAllowed ? this.allowed : this.rejected).increment();
+    }
+
+    /** Counts one decision taken without the limit's backend. */
+    public void recordFallback() {
+        this.fallback.increment();
+    }
+
+    /** @return calls admitted since start */
+    public long allowed() {
+        return this.allowed.sum();
+    }
+
+    /** @return calls rejected since start */
+    public long rejected() {
+        return this.rejected.sum();
+    }
+
+    /** @return decisions taken without the backend since start */
+    public long fallback() {
+        return this.fallback.sum();
+    }
+
+}
