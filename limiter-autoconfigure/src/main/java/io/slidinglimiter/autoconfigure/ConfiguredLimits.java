@@ -1,5 +1,6 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -97,23 +98,26 @@ final class ConfiguredLimits {
     }
 
     private static void checkRedis(LimiterProperties.Redis redis, List<Problem> problems) {
-        if (redis.getTimeout() == null || redis.getTimeout().isNegative() || redis.getTimeout().isZero()) {
-            problems.add(new Problem("limiter.redis.timeout", "must be positive but was " + redis.getTimeout(),
-                    "Set limiter.redis.timeout to the longest a decision may wait for Redis, for example 100ms."));
-        }
+        requirePositive(redis.getTimeout(), "limiter.redis.timeout", "the longest a decision may wait for Redis,"
+                + " for example 100ms", problems);
         if (redis.getFailureThreshold() < 1) {
             problems.add(new Problem("limiter.redis.failure-threshold", "must be at least 1 but was "
                     + redis.getFailureThreshold(), "Set limiter.redis.failure-threshold to the failures in a row"
                             + " that stop calls to Redis for a while, for example 3."));
         }
-        if (redis.getOpenFor() == null || redis.getOpenFor().isNegative() || redis.getOpenFor().isZero()) {
-            problems.add(new Problem("limiter.redis.open-for", "must be positive but was " + redis.getOpenFor(),
-                    "Set limiter.redis.open-for to how long calls stay away from a failing Redis, for example 1s."));
-        }
+        requirePositive(redis.getOpenFor(), "limiter.redis.open-for", "how long calls stay away from a failing"
+                + " Redis, for example 1s", problems);
         if (redis.getDenialCacheSize() < 0) {
             problems.add(new Problem("limiter.redis.denial-cache-size", "must be 0 or more but was "
                     + redis.getDenialCacheSize(), "Set limiter.redis.denial-cache-size to a number of keys, or 0 to"
                             + " turn the cache off."));
+        }
+    }
+
+    private static void requirePositive(Duration duration, String property, String meaning, List<Problem> problems) {
+        if (duration == null || duration.isNegative() || duration.isZero()) {
+            problems.add(new Problem(property, "must be positive but was " + duration,
+                    "Set " + property + " to " + meaning + "."));
         }
     }
 

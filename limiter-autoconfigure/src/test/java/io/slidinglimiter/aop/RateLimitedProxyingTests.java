@@ -20,7 +20,6 @@ import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.autoconfigure.FailureAnalysisAccess;
 import io.slidinglimiter.autoconfigure.LimiterAopAutoConfiguration;
 import io.slidinglimiter.autoconfigure.LimiterAutoConfiguration;
-import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -177,13 +176,9 @@ class RateLimitedProxyingTests {
     }
 
     private static FailureAnalysis analysis(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof InvalidLimiterConfigurationException) {
-                return new FailureAnalysisAccess().analyze(failure);
-            }
-        }
-        throw new AssertionError("Not an invalid configuration", failure);
+        return FailureAnalysisAccess.of(failure);
     }
+
 
     public interface Greeting {
 

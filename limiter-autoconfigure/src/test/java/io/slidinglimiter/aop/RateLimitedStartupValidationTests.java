@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.slidinglimiter.annotation.RateLimited;
-import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.autoconfigure.FailureAnalysisAccess;
 import io.slidinglimiter.autoconfigure.LimiterAopAutoConfiguration;
 import io.slidinglimiter.autoconfigure.LimiterAutoConfiguration;
 
@@ -112,15 +112,9 @@ class RateLimitedStartupValidationTests {
     }
 
     private static FailureAnalysis analysis(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof InvalidLimiterConfigurationException) {
-                FailureAnalysis analysis = new io.slidinglimiter.autoconfigure.FailureAnalysisAccess().analyze(failure);
-                assertThat(analysis).isNotNull();
-                return analysis;
-            }
-        }
-        throw new AssertionError("Not an invalid configuration: " + failure);
+        return FailureAnalysisAccess.of(failure);
     }
+
 
     @Configuration(proxyBeanMethods = false)
     static class UnknownParameter {

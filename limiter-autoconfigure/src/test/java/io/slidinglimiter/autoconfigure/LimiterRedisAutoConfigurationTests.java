@@ -3,9 +3,6 @@ package io.slidinglimiter.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -19,7 +16,6 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -28,6 +24,7 @@ import org.springframework.context.annotation.Configuration;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.core.ConcurrentCalls;
 import io.slidinglimiter.core.ManualTimeSource;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.RoutingBackend;
@@ -109,30 +106,10 @@ class LimiterRedisAutoConfigurationTests {
 
     private void assertTwoInstancesShareOneLimit(ApplicationContextRunner runner, List<String> keys) throws Exception {
         runner.run((first) -> runner.run((second) -> {
-            AtomicInteger admitted = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(32);
-            try {
-                List<Future<?>> futures = new ArrayList<>();
-                for (AssertableApplicationContext instance : List.of(first, second)) {
-                    RateLimiters limiters = instance.getBean(RateLimiters.class);
-                    for (int thread = 0; thread < 16; thread++) {
-                        futures.add(pool.submit(() -> {
-                            for (int i = 0; i < 70 * keys.size(); i++) {
-                                if (limiters.tryAcquire("shared", keys.get(i % keys.size())).allowed()) {
-                                    admitted.incrementAndGet();
-                                }
-                            }
-                        }));
-                    }
-                }
-                for (Future<?> future : futures) {
-                    future.get();
-                }
-            }
-            finally {
-                pool.shutdown();
-            }
-            assertThat(admitted).hasValue(1000 * keys.size());
+            RateLimiters[] instances = { first.getBean(RateLimiters.class), second.getBean(RateLimiters.class) };
+            ConcurrentCalls calls = ConcurrentCalls.run(32, 70 * keys.size(),
+                    (thread, i) -> instances[thread % 2].tryAcquire("shared", keys.get(i % keys.size())));
+            assertThat(calls.admitted()).hasValue(1000 * keys.size());
         }));
     }
 

@@ -2,13 +2,8 @@ package io.slidinglimiter.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,6 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
@@ -107,27 +103,9 @@ class RedisBackendTest {
     @Test
     void sixteenThreadsOnOneKeyAdmitExactlyTheLimit() throws Exception {
         LimitDefinition limit = LimitDefinition.of("hammered", 1_000, Duration.ofMinutes(1), 10);
-        AtomicInteger admitted = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int thread = 0; thread < 16; thread++) {
-                futures.add(pool.submit(() -> {
-                    for (int i = 0; i < 150; i++) {
-                        if (backend.tryAcquire(limit, "one-key", 1).allowed()) {
-                            admitted.incrementAndGet();
-                        }
-                    }
-                }));
-            }
-            for (Future<?> future : futures) {
-                future.get();
-            }
-        }
-        finally {
-            pool.shutdown();
-        }
-        assertThat(admitted).hasValue(1_000);
+        ConcurrentCalls calls = ConcurrentCalls.run(16, 150, () -> backend.tryAcquire(limit, "one-key", 1));
+        assertThat(calls.admitted()).hasValue(1_000);
+        assertThat(calls.failures()).hasValue(0);
     }
 
     @Test

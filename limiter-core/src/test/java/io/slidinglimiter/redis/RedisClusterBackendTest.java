@@ -3,10 +3,6 @@ package io.slidinglimiter.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,6 +12,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.slidinglimiter.core.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
@@ -60,27 +57,9 @@ class RedisClusterBackendTest {
     void keysSpreadOverEveryMasterAndEachIsExactUnderSixteenThreads() throws Exception {
         LimitDefinition limit = LimitDefinition.of("spread", 200, Duration.ofMinutes(1), 10);
         List<String> keys = List.of("alpha", "bravo", "charlie", "delta", "echo", "foxtrot");
-        AtomicInteger admitted = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int thread = 0; thread < 16; thread++) {
-                futures.add(pool.submit(() -> {
-                    for (int i = 0; i < 90; i++) {
-                        if (backend.tryAcquire(limit, keys.get(i % keys.size()), 1).allowed()) {
-                            admitted.incrementAndGet();
-                        }
-                    }
-                }));
-            }
-            for (Future<?> future : futures) {
-                future.get();
-            }
-        }
-        finally {
-            pool.shutdown();
-        }
-        assertThat(admitted).hasValue(200 * keys.size());
+        ConcurrentCalls calls = ConcurrentCalls.run(16, 90,
+                (thread, i) -> backend.tryAcquire(limit, keys.get(i % keys.size()), 1));
+        assertThat(calls.admitted()).hasValue(200 * keys.size());
         for (RedisServer node : cluster.nodes()) {
             assertThat(node.<Long>call((redis) -> redis.dbsize())).as("keys on node %d", node.port()).isPositive();
         }

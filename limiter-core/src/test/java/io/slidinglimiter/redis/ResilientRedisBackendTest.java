@@ -4,12 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.ConcurrentCalls;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
@@ -68,18 +64,18 @@ class ResilientRedisBackendTest {
             ResilientRedisBackend backend = backend(policy, 1_000);
             assertThat(backend.tryAcquire(limit, "warm-" + policy, 1).allowed()).isTrue();
             this.server.stop();
-            Load load = hammer(16, 40, () -> backend.tryAcquire(limit, "k", 1));
-            assertThat(load.failures).as(policy + ": exceptions").hasValue(0);
-            assertThat(load.slowestMillis.get()).as(policy + ": slowest call")
+            ConcurrentCalls load = ConcurrentCalls.run(16, 40, () -> backend.tryAcquire(limit, "k", 1));
+            assertThat(load.failures()).as(policy + ": exceptions").hasValue(0);
+            assertThat(load.slowestMillis().get()).as(policy + ": slowest call")
                     .isLessThan(TIMEOUT.toMillis() + MARGIN_MILLIS);
             if (policy == FailurePolicy.FAIL_CLOSED) {
-                assertThat(load.admitted).hasValue(0);
+                assertThat(load.admitted()).hasValue(0);
                 Decision rejected = backend.tryAcquire(limit, "k", 1);
                 assertThat(rejected.allowed()).isFalse();
                 assertThat(rejected.retryAfterMillis()).isPositive();
             }
             else {
-                assertThat(load.admitted).as(policy.toString()).hasValue(16 * 40);
+                assertThat(load.admitted()).as(policy.toString()).hasValue(16 * 40);
             }
             assertThat(backend.isCircuitOpen()).isTrue();
             this.server.restart();
@@ -93,9 +89,9 @@ class ResilientRedisBackendTest {
         LimitDefinition limit = LimitDefinition.of("local-fallback", 100, Duration.ofMinutes(1), 10);
         ResilientRedisBackend backend = backend(FailurePolicy.LOCAL, 1_000);
         this.server.stop();
-        Load load = hammer(16, 50, () -> backend.tryAcquire(limit, "k", 1));
-        assertThat(load.failures).hasValue(0);
-        assertThat(load.admitted).hasValue(100);
+        ConcurrentCalls load = ConcurrentCalls.run(16, 50, () -> backend.tryAcquire(limit, "k", 1));
+        assertThat(load.failures()).hasValue(0);
+        assertThat(load.admitted()).hasValue(100);
     }
 
     @Test
@@ -104,10 +100,10 @@ class ResilientRedisBackendTest {
         ResilientRedisBackend backend = backend(FailurePolicy.FAIL_CLOSED, 1_000);
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isTrue();
         this.server.call((redis) -> redis.clientPause(1_500));
-        Load load = hammer(16, 5, () -> backend.tryAcquire(limit, "k", 1));
-        assertThat(load.failures).hasValue(0);
-        assertThat(load.admitted).hasValue(0);
-        assertThat(load.slowestMillis.get()).isLessThan(TIMEOUT.toMillis() + MARGIN_MILLIS);
+        ConcurrentCalls load = ConcurrentCalls.run(16, 5, () -> backend.tryAcquire(limit, "k", 1));
+        assertThat(load.failures()).hasValue(0);
+        assertThat(load.admitted()).hasValue(0);
+        assertThat(load.slowestMillis().get()).isLessThan(TIMEOUT.toMillis() + MARGIN_MILLIS);
         awaitRedisDecides(backend, limit);
     }
 
@@ -131,9 +127,9 @@ class ResilientRedisBackendTest {
         for (int cacheSize : new int[] { 1_000, 0 }) {
             ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, cacheSize);
             this.server.call((redis) -> redis.configResetstat());
-            Load load = hammer(16, 200, () -> backend.tryAcquire(limit, "hot-key-" + cacheSize, 1));
-            assertThat(load.failures).hasValue(0);
-            admitted.add(load.admitted.get());
+            ConcurrentCalls load = ConcurrentCalls.run(16, 200, () -> backend.tryAcquire(limit, "hot-key-" + cacheSize, 1));
+            assertThat(load.failures()).hasValue(0);
+            admitted.add(load.admitted().get());
             scriptCalls.add(scriptCalls());
         }
         assertThat(admitted).containsExactly(50, 50);
@@ -167,40 +163,6 @@ class ResilientRedisBackendTest {
             RedisServer.sleepMillis(50);
         }
         throw new AssertionError("Redis was not used again within 10 s of coming back");
-    }
-
-    private record Load(AtomicInteger admitted, AtomicInteger failures, AtomicLong slowestMillis) {
-    }
-
-    private static Load hammer(int threads, int callsEach, Callable<Decision> call) throws Exception {
-        Load load = new Load(new AtomicInteger(), new AtomicInteger(), new AtomicLong());
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int thread = 0; thread < threads; thread++) {
-                futures.add(pool.submit(() -> {
-                    for (int i = 0; i < callsEach; i++) {
-                        long start = System.nanoTime();
-                        try {
-                            if (call.call().allowed()) {
-                                load.admitted.incrementAndGet();
-                            }
-                        }
-                        catch (Exception ex) {
-                            load.failures.incrementAndGet();
-                        }
-                        load.slowestMillis.accumulateAndGet((System.nanoTime() - start) / 1_000_000, Math::max);
-                    }
-                }));
-            }
-            for (Future<?> future : futures) {
-                future.get();
-            }
-        }
-        finally {
-            pool.shutdown();
-        }
-        return load;
     }
 
 }
