@@ -58,7 +58,8 @@ public class RateLimitExceededException extends RuntimeException {
 
     private RateLimitExceededException(String message, String limitName, String key, long limit, Duration window,
             Duration retryAfter, List<String> violatedLimits, boolean missingKey) {
-        super(message);
+        // A denial is an answer, not a fault: no stack trace to fill on the reject path.
+        super(message, null, false, false);
         this.missingKey = missingKey;
         this.limitName = limitName;
         this.key = key;

@@ -54,9 +54,36 @@ public class RateLimiters {
      * @throws IllegalArgumentException for an unknown limit, a blank key or a cost outside 1..limit
      */
     public Decision tryAcquire(String limitName, String key, long cost) {
-        Decision decision = this.backend.tryAcquire(this.registry.get(limitName), key, cost);
-        this.registry.statistics(limitName).record(decision.allowed());
+        return tryAcquire(this.registry.handle(limitName), key, cost);
+    }
+
+    /**
+     * Takes {@code cost} permits of a limit resolved once with {@link #handle(String)}: the
+     * cheapest call, for code that decides often against the same limit.
+     * <pre>{@code
+     * LimitRegistry.Handle search = rateLimiters.handle("search");
+     * Decision decision = rateLimiters.tryAcquire(search, userId, 1);
+     * }</pre>
+     * @param limit the limit
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the limit
+     * @return the decision
+     */
+    public Decision tryAcquire(LimitRegistry.Handle limit, String key, long cost) {
+        Decision decision = this.backend.tryAcquire(limit.definition(), key, cost);
+        limit.statistics().record(decision.allowed());
         return decision;
+    }
+
+    /**
+     * A limit, resolved once: its current definition (which run-time changes replace) and its
+     * statistics.
+     * @param limitName a configured or annotated limit's name
+     * @return its handle
+     * @throws IllegalArgumentException for an unknown limit
+     */
+    public LimitRegistry.Handle handle(String limitName) {
+        return this.registry.handle(limitName);
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.web.HttpRateLimitContext;
 
 /**
  * The variables of one annotated call: its parameters by name and position, then {@code #request},
@@ -18,18 +19,15 @@ final class MethodCallContext extends CallEvaluationContext {
 
     private final Map<String, Integer> parameterIndex;
 
-    private final Object request;
-
-    private final Object principal;
+    private final HttpRateLimitContext web;
 
     MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
-            Map<String, Integer> parameterIndex, Object request, Object principal) {
+            Map<String, Integer> parameterIndex, HttpRateLimitContext web) {
         super(parser);
         this.method = method;
         this.args = args;
         this.parameterIndex = parameterIndex;
-        this.request = request;
-        this.principal = principal;
+        this.web = web;
     }
 
     @Override
@@ -39,8 +37,8 @@ final class MethodCallContext extends CallEvaluationContext {
             return this.args[index];
         }
         return switch (name) {
-            case "request" -> this.request;
-            case "principal" -> this.principal;
+            case "request" -> (this.web != null) ? this.web.request() : null;
+            case "principal" -> (this.web != null) ? this.web.principal() : null;
             case "method" -> this.method;
             case "args" -> this.args;
             default -> null;

@@ -11,6 +11,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
+import io.slidinglimiter.Decision;
 import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
@@ -66,13 +67,17 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         RateLimiters rateLimiters = this.rateLimiters.get();
         HttpRateLimitContext web = WEB_PRESENT ? HttpRateLimitContext.current() : null;
         MethodCallContext context = new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(),
-                (web != null) ? web.request() : null, (web != null) ? web.principal() : null);
+                web);
+        if (operation.limits().size() == 1) {
+            enforce(operation.limits().get(0), rateLimiters, context, web);
+            return;
+        }
         List<LimitRequest> requests = new ArrayList<>(operation.limits().size());
         for (LimitOperation limit : operation.limits()) {
             if (!limit.appliesTo(context)) {
                 continue;
             }
-            LimitDefinition definition = rateLimiters.definition(limit.limitName());
+            LimitDefinition definition = limit.limit().definition();
             String key = limit.key().keyFor(definition, context);
             if (key == null) {
                 continue;
@@ -91,7 +96,33 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         }
     }
 
-    /** The evaluated cost; its bounds are checked once, by the request it goes into. */
+    /** One limit: a decision and nothing else allocated when it admits outside a web request. */
+    private static void enforce(LimitOperation limit, RateLimiters rateLimiters, MethodCallContext context,
+            HttpRateLimitContext web) {
+        if (!limit.appliesTo(context)) {
+            return;
+        }
+        LimitDefinition definition = limit.limit().definition();
+        String key = limit.key().keyFor(definition, context);
+        if (key == null) {
+            return;
+        }
+        long cost = cost(limit, definition, context);
+        Decision decision = rateLimiters.tryAcquire(limit.limit(), key, cost);
+        if (web == null && decision.allowed()) {
+            return;
+        }
+        List<LimitRequest> requests = List.of(new LimitRequest(definition, key, cost));
+        Decisions decisions = new Decisions(decision.allowed(), List.of(decision));
+        if (web != null) {
+            web.record(requests, decisions);
+        }
+        if (!decision.allowed()) {
+            throw RateLimitExceededException.of(requests, decisions);
+        }
+    }
+
+    /** The evaluated cost; its bounds are checked once, by the backend that takes it. */
     private static long cost(LimitOperation limit, LimitDefinition definition, MethodCallContext context) {
         Long cost;
         try {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,6 +57,12 @@ public final class RateLimitedOperationSource {
 
     private final ConcurrentMap<MethodClassKey, Optional<RateLimitedOperation>> operations = new ConcurrentHashMap<>();
 
+    /**
+     * The same answers by method identity, for the call path: {@code Method.equals} compares
+     * parameter types, and that showed in profiles. Copied on write; written once per method.
+     */
+    private volatile Map<Method, Resolved> byIdentity = new IdentityHashMap<>();
+
     /** The class that first used each default name ({@code SimpleClassName.method}). */
     private final ConcurrentMap<String, String> defaultNameOwners = new ConcurrentHashMap<>();
 
@@ -94,6 +101,20 @@ public final class RateLimitedOperationSource {
      * @throws InvalidLimiterConfigurationException if its annotations cannot work
      */
     public RateLimitedOperation operationFor(Method method, Class<?> targetClass) {
+        Resolved known = this.byIdentity.get(method);
+        if (known != null && known.targetClass() == targetClass) {
+            return known.operation();
+        }
+        RateLimitedOperation operation = resolveCached(method, targetClass);
+        synchronized (this) {
+            Map<Method, Resolved> updated = new IdentityHashMap<>(this.byIdentity);
+            updated.put(method, new Resolved(targetClass, operation));
+            this.byIdentity = updated;
+        }
+        return operation;
+    }
+
+    private RateLimitedOperation resolveCached(Method method, Class<?> targetClass) {
         MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
         Optional<RateLimitedOperation> operation = this.operations.get(cacheKey);
         if (operation == null) {
@@ -151,9 +172,10 @@ public final class RateLimitedOperationSource {
                         + "' is outside 1.." + definition.limit() + ", so no call could ever be admitted",
                         "Set cost to a number between 1 and the limit, or to an expression.");
             }
-            return new LimitOperation(name, key, constantCost, null, condition);
+            return new LimitOperation(this.registry.handle(name), key, constantCost, null, condition);
         }
-        return new LimitOperation(name, key, 0, expression(cost, "cost", description, variables), condition);
+        return new LimitOperation(this.registry.handle(name), key, 0, expression(cost, "cost", description, variables),
+                condition);
     }
 
     private String limitName(RateLimited annotation, Method method, Class<?> userClass, String description) {
@@ -251,6 +273,10 @@ public final class RateLimitedOperationSource {
             }
         }
         return index;
+    }
+
+    /** A method's operation, for one target class. */
+    private record Resolved(Class<?> targetClass, RateLimitedOperation operation) {
     }
 
     /** A method as start-up errors name it: {@code com.example.Orders.place(String, int)}. */

@@ -15,9 +15,7 @@ import java.util.function.Consumer;
  */
 public final class LimitRegistry {
 
-    private final ConcurrentMap<String, LimitDefinition> definitions = new ConcurrentHashMap<>();
-
-    private final ConcurrentMap<String, LimitStatistics> statistics = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Handle> handles = new ConcurrentHashMap<>();
 
     private final List<Consumer<LimitDefinition>> registrationListeners = new CopyOnWriteArrayList<>();
 
@@ -28,16 +26,15 @@ public final class LimitRegistry {
      * @throws IllegalStateException if a different definition has that name
      */
     public LimitDefinition register(LimitDefinition definition) {
-        LimitDefinition registered = this.definitions.putIfAbsent(definition.name(), definition);
-        if (registered != null && !registered.equals(definition)) {
+        Handle registered = this.handles.putIfAbsent(definition.name(), new Handle(definition));
+        if (registered != null && !registered.definition.equals(definition)) {
             throw new IllegalStateException("Limit '" + definition.name() + "' is defined twice, differently: "
-                    + describe(registered) + " and " + describe(definition));
+                    + describe(registered.definition) + " and " + describe(definition));
         }
         if (registered == null) {
-            this.statistics.computeIfAbsent(definition.name(), (name) -> new LimitStatistics());
             this.registrationListeners.forEach((listener) -> listener.accept(definition));
         }
-        return (registered != null) ? registered : definition;
+        return (registered != null) ? registered.definition : definition;
     }
 
     /**
@@ -47,7 +44,7 @@ public final class LimitRegistry {
      */
     public void onRegistration(Consumer<LimitDefinition> listener) {
         this.registrationListeners.add(listener);
-        this.definitions.values().forEach(listener);
+        all().forEach(listener);
     }
 
     /**
@@ -56,7 +53,8 @@ public final class LimitRegistry {
      * @return the definition
      */
     public Optional<LimitDefinition> find(String name) {
-        return Optional.ofNullable(this.definitions.get(name));
+        Handle handle = this.handles.get(name);
+        return (handle != null) ? Optional.of(handle.definition) : Optional.empty();
     }
 
     /**
@@ -66,12 +64,22 @@ public final class LimitRegistry {
      * @throws IllegalArgumentException naming the known limits, if none has that name
      */
     public LimitDefinition get(String name) {
-        LimitDefinition definition = this.definitions.get(name);
-        if (definition == null) {
+        return handle(name).definition;
+    }
+
+    /**
+     * A limit's current definition and its statistics, in one look-up: for the decision path.
+     * @param name the limit's name
+     * @return its handle
+     * @throws IllegalArgumentException naming the known limits, if none has that name
+     */
+    public Handle handle(String name) {
+        Handle handle = this.handles.get(name);
+        if (handle == null) {
             throw new IllegalArgumentException("No limit is named '" + name + "'; known limits: "
-                    + this.definitions.keySet().stream().sorted().toList());
+                    + this.handles.keySet().stream().sorted().toList());
         }
-        return definition;
+        return handle;
     }
 
     /**
@@ -81,11 +89,7 @@ public final class LimitRegistry {
      * @throws IllegalArgumentException if no limit has that name
      */
     public LimitStatistics statistics(String name) {
-        LimitStatistics found = this.statistics.get(name);
-        if (found == null) {
-            get(name);
-        }
-        return found;
+        return handle(name).statistics;
     }
 
     /**
@@ -95,8 +99,11 @@ public final class LimitRegistry {
      * @return the new definition
      */
     public LimitDefinition updateLimit(String name, long newLimit) {
-        get(name);
-        return this.definitions.computeIfPresent(name, (ignored, current) -> current.withLimit(newLimit));
+        Handle handle = handle(name);
+        synchronized (handle) {
+            handle.definition = handle.definition.withLimit(newLimit);
+            return handle.definition;
+        }
     }
 
     /**
@@ -104,7 +111,30 @@ public final class LimitRegistry {
      * @return the definitions, in no particular order
      */
     public Collection<LimitDefinition> all() {
-        return this.definitions.values();
+        return this.handles.values().stream().map(Handle::definition).toList();
+    }
+
+    /** One registered limit: its current definition, which run-time changes replace, and its statistics. */
+    public static final class Handle {
+
+        private volatile LimitDefinition definition;
+
+        private final LimitStatistics statistics = new LimitStatistics();
+
+        Handle(LimitDefinition definition) {
+            this.definition = definition;
+        }
+
+        /** @return the current definition */
+        public LimitDefinition definition() {
+            return this.definition;
+        }
+
+        /** @return the limit's statistics */
+        public LimitStatistics statistics() {
+            return this.statistics;
+        }
+
     }
 
     private static String describe(LimitDefinition definition) {

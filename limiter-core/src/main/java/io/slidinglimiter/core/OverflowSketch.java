@@ -116,9 +116,9 @@ public final class OverflowSketch {
      * @return {@code true} if the algorithm, window and sub-windows are the same
      */
     public boolean countsFor(LimitDefinition definition) {
-        return definition.algorithm() == this.geometry.algorithm()
-                && definition.windowMillis() == this.geometry.windowMillis()
-                && definition.subWindows() == this.geometry.subWindows();
+        return definition == this.geometry || (definition.algorithm() == this.geometry.algorithm()
+                && definition.subWindows() == this.geometry.subWindows()
+                && definition.window().equals(this.geometry.window()));
     }
 
     ReentrantLock lock() {

@@ -22,6 +22,11 @@ public final class SlidingWindowCounter extends WindowCounter {
     /** The absolute number ({@code time / slotMillis}) of the newest slot. */
     private long currentSlot;
 
+    /** Where the newest slot is in the ring, and when the next one starts: no division within a slot. */
+    private int currentIndex;
+
+    private long nextSlotStartMillis;
+
     private long total;
 
     /**
@@ -36,7 +41,7 @@ public final class SlidingWindowCounter extends WindowCounter {
         this.slots = subWindows;
         this.slotMillis = windowMillis / subWindows;
         this.counts = new long[subWindows];
-        this.currentSlot = Math.floorDiv(nowMillis, this.slotMillis);
+        moveTo(Math.floorDiv(nowMillis, this.slotMillis));
     }
 
     @Override
@@ -47,24 +52,31 @@ public final class SlidingWindowCounter extends WindowCounter {
 
     @Override
     void advance(long nowMillis) {
-        long slot = Math.floorDiv(nowMillis, this.slotMillis);
-        long steps = slot - this.currentSlot;
-        if (steps <= 0) {
+        if (nowMillis < this.nextSlotStartMillis) {
+            // Still the newest slot, or an older time, which counts in it.
             return;
         }
+        long slot = Math.floorDiv(nowMillis, this.slotMillis);
+        long steps = slot - this.currentSlot;
         if (steps >= this.slots) {
             Arrays.fill(this.counts, 0);
             this.total = 0;
         }
         else {
-            int index = index(this.currentSlot);
+            int index = this.currentIndex;
             for (long step = 0; step < steps; step++) {
                 index = (index + 1 == this.slots) ? 0 : index + 1;
                 this.total -= this.counts[index];
                 this.counts[index] = 0;
             }
         }
+        moveTo(slot);
+    }
+
+    private void moveTo(long slot) {
         this.currentSlot = slot;
+        this.currentIndex = index(slot);
+        this.nextSlotStartMillis = (slot + 1) * this.slotMillis;
     }
 
     @Override
@@ -92,7 +104,7 @@ public final class SlidingWindowCounter extends WindowCounter {
 
     @Override
     void add(long nowMillis, long cost) {
-        this.counts[index(this.currentSlot)] += cost;
+        this.counts[this.currentIndex] += cost;
         this.total += cost;
     }
 
@@ -113,10 +125,12 @@ public final class SlidingWindowCounter extends WindowCounter {
         if (this.total == 0) {
             return 0;
         }
+        int index = this.currentIndex;
         for (long slot = this.currentSlot; ; slot--) {
-            if (this.counts[index(slot)] != 0) {
+            if (this.counts[index] != 0) {
                 return expiryMillis(slot) - nowMillis;
             }
+            index = (index == 0) ? this.slots - 1 : index - 1;
         }
     }
 

@@ -1,0 +1,239 @@
+package io.slidinglimiter.benchmarks;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import com.alibaba.csp.sentinel.slots.statistic.metric.ArrayMetric;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.google.common.util.concurrent.RateLimiter;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.SlidingWindowCounter;
+
+/**
+ * One decision, ours and the peers', in-process: the counter alone, the public API, the annotated
+ * call, and each peer's bare limiter; one key (shared by the threads, so {@code -t 2} contends) and
+ * 100 000 keys with the map lookup included; an allow path (a limit never reached) and a reject
+ * path (a limit used up). Throughput in operations per microsecond.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class LocalBenchmarks {
+
+    static final long NEVER_REACHED = 1L << 50;
+
+    static final int KEYS = 100_000;
+
+    static final String[] KEY_NAMES = new String[KEYS];
+
+    static {
+        for (int i = 0; i < KEYS; i++) {
+            KEY_NAMES[i] = "client-" + i;
+        }
+    }
+
+    /** Each thread walks the keys from its own random start. */
+    @State(Scope.Thread)
+    public static class KeyCursor {
+
+        int next = (int) (Math.random() * KEYS);
+
+        String key() {
+            int index = this.next;
+            this.next = (index + 1 == KEYS) ? 0 : index + 1;
+            return KEY_NAMES[index];
+        }
+
+    }
+
+    @State(Scope.Benchmark)
+    public static class Ours {
+
+        ConfigurableApplicationContext context;
+
+        RateLimiters rateLimiters;
+
+        BenchService service;
+
+        SlidingWindowCounter allowCounter;
+
+        SlidingWindowCounter rejectCounter;
+
+        long now = System.currentTimeMillis();
+
+        @Setup(Level.Trial)
+        public void start() {
+            this.context = new SpringApplicationBuilder(BenchApplication.class).web(WebApplicationType.NONE)
+                    .logStartupInfo(false)
+                    .properties("logging.level.root=warn", "limiter.local.max-keys=1000000",
+                            "limiter.limits.allow.limit=" + NEVER_REACHED, "limiter.limits.allow.window=1s",
+                            "limiter.limits.reject.limit=1", "limiter.limits.reject.window=1h")
+                    .run();
+            this.rateLimiters = this.context.getBean(RateLimiters.class);
+            this.service = this.context.getBean(BenchService.class);
+            this.rateLimiters.tryAcquire("reject", "k");
+            this.allowCounter = new SlidingWindowCounter(1000, 10, this.now);
+            this.rejectCounter = new SlidingWindowCounter(3_600_000, 10, this.now);
+            this.rejectCounter.tryAcquire(this.now, 1, 1);
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() {
+            this.context.close();
+        }
+
+    }
+
+    @State(Scope.Benchmark)
+    public static class Peers {
+
+        RateLimiter guava = RateLimiter.create(1e12);
+
+        RateLimiter guavaReject = RateLimiter.create(1e-6);
+
+        AtomicRateLimiter resilience4j = new AtomicRateLimiter("allow", RateLimiterConfig.custom()
+                .limitForPeriod((int) 1e9).limitRefreshPeriod(Duration.ofSeconds(1)).timeoutDuration(Duration.ZERO)
+                .build());
+
+        AtomicRateLimiter resilience4jReject = new AtomicRateLimiter("reject", RateLimiterConfig.custom()
+                .limitForPeriod(1).limitRefreshPeriod(Duration.ofHours(1)).timeoutDuration(Duration.ZERO).build());
+
+        /** Bucket4j refills at most one token per nanosecond: a billion per second is never reached here. */
+        Bucket bucket4j = neverEmpty();
+
+        Bucket bucket4jReject = Bucket.builder().addLimit(Bandwidth.builder().capacity(1)
+                .refillIntervally(1, Duration.ofHours(1)).build()).build();
+
+        /** Sentinel's sliding window: 10 buckets over a second, checked and then added to. */
+        ArrayMetric sentinel = new ArrayMetric(10, 1000);
+
+        final Cache<String, Bucket> bucket4jPerKey = Caffeine.newBuilder().maximumSize(1_000_000).build();
+
+        final ConcurrentHashMap<String, AtomicRateLimiter> resilience4jPerKey = new ConcurrentHashMap<>();
+
+        final RateLimiterConfig perKeyConfig = RateLimiterConfig.custom().limitForPeriod((int) 1e9)
+                .limitRefreshPeriod(Duration.ofSeconds(1)).timeoutDuration(Duration.ZERO).build();
+
+        static Bucket neverEmpty() {
+            return Bucket.builder().addLimit(Bandwidth.builder().capacity(1_000_000_000L)
+                    .refillGreedy(1_000_000_000L, Duration.ofSeconds(1)).build()).build();
+        }
+
+        @Setup(Level.Trial)
+        public void useUp() {
+            this.guavaReject.tryAcquire();
+            this.resilience4jReject.acquirePermission();
+            this.bucket4jReject.tryConsume(1);
+        }
+
+    }
+
+    // ---- ours
+
+    @Benchmark
+    public Object counterAllow(Ours ours) {
+        return ours.allowCounter.tryAcquire(ours.now, 1, NEVER_REACHED);
+    }
+
+    @Benchmark
+    public Object counterReject(Ours ours) {
+        return ours.rejectCounter.tryAcquire(ours.now, 1, 1);
+    }
+
+    @Benchmark
+    public Object publicApiAllow(Ours ours) {
+        return ours.rateLimiters.tryAcquire("allow", "k");
+    }
+
+    @Benchmark
+    public Object publicApiReject(Ours ours) {
+        return ours.rateLimiters.tryAcquire("reject", "k");
+    }
+
+    @Benchmark
+    public Object publicApiAllow100kKeys(Ours ours, KeyCursor cursor) {
+        return ours.rateLimiters.tryAcquire("allow", cursor.key());
+    }
+
+    @Benchmark
+    public Object annotatedAllow(Ours ours) {
+        return ours.service.call("k");
+    }
+
+    @Benchmark
+    public Object unannotatedCall(Ours ours) {
+        return ours.service.plain("k");
+    }
+
+    // ---- peers
+
+    @Benchmark
+    public boolean guavaAllow(Peers peers) {
+        return peers.guava.tryAcquire();
+    }
+
+    @Benchmark
+    public boolean guavaReject(Peers peers) {
+        return peers.guavaReject.tryAcquire();
+    }
+
+    @Benchmark
+    public boolean resilience4jAllow(Peers peers) {
+        return peers.resilience4j.acquirePermission();
+    }
+
+    @Benchmark
+    public boolean resilience4jReject(Peers peers) {
+        return peers.resilience4jReject.acquirePermission();
+    }
+
+    @Benchmark
+    public boolean bucket4jAllow(Peers peers) {
+        return peers.bucket4j.tryConsume(1);
+    }
+
+    @Benchmark
+    public boolean bucket4jReject(Peers peers) {
+        return peers.bucket4jReject.tryConsume(1);
+    }
+
+    @Benchmark
+    public boolean sentinelLeapArrayAllow(Peers peers) {
+        if (peers.sentinel.pass() + 1 <= NEVER_REACHED) {
+            peers.sentinel.addPass(1);
+            return true;
+        }
+        return false;
+    }
+
+    @Benchmark
+    public boolean bucket4jInCaffeine100kKeys(Peers peers, KeyCursor cursor) {
+        return peers.bucket4jPerKey.get(cursor.key(), (key) -> Peers.neverEmpty()).tryConsume(1);
+    }
+
+    @Benchmark
+    public boolean resilience4jRegistry100kKeys(Peers peers, KeyCursor cursor) {
+        return peers.resilience4jPerKey.computeIfAbsent(cursor.key(),
+                (key) -> new AtomicRateLimiter(key, peers.perKeyConfig)).acquirePermission();
+    }
+
+}
