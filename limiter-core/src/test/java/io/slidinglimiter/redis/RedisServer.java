@@ -62,6 +62,11 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** @return the process id of the running server, for CPU accounting */
+    public long pid() {
+        return this.process.pid();
+    }
+
     /** @return the port it listens on */
     public int port() {
         return this.port;
