@@ -1,7 +1,6 @@
 package io.slidinglimiter.core;
 
 import java.util.SplittableRandom;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -24,8 +23,6 @@ public final class OverflowSketch {
     static final int MAX_CELL_SLOTS = 65_536;
 
     private static final int MAX_WIDTH = 1_024;
-
-    private final ReentrantLock lock = new ReentrantLock();
 
     private final long lockOrder = WindowCounter.nextLockOrder();
 
@@ -68,7 +65,7 @@ public final class OverflowSketch {
     /**
      * The counter through which {@code key} is decided in this sketch.
      * @param key the key
-     * @param superseded tells, under the sketch's lock, whether the key has since got a counter of
+     * @param superseded tells, under the sketch's monitor, whether the key has since got a counter of
      * its own; the returned counter then decides nothing, so the caller looks the key up again
      * @return a counter over the key's cells, for this call only
      */
@@ -78,7 +75,7 @@ public final class OverflowSketch {
 
     /**
      * Whether {@code key} has nothing counted here, so that it may start a counter of its own from
-     * zero. Run {@code then} under the sketch's lock when it has not, so that no decision through
+     * zero. Run {@code then} under the sketch's monitor when it has not, so that no decision through
      * the sketch can slip in between.
      * @param key the key
      * @param nowMillis the current time
@@ -87,8 +84,7 @@ public final class OverflowSketch {
      */
     public boolean whenEmptyFor(String key, long nowMillis, Runnable then) {
         int[] indices = cellsOf(key);
-        this.lock.lock();
-        try {
+        synchronized (this) {
             for (int index : indices) {
                 SlidingWindowCounter cell = this.cells[index];
                 if (cell != null) {
@@ -105,9 +101,6 @@ public final class OverflowSketch {
             }
             return false;
         }
-        finally {
-            this.lock.unlock();
-        }
     }
 
     /**
@@ -119,10 +112,6 @@ public final class OverflowSketch {
         return definition == this.geometry || (definition.algorithm() == this.geometry.algorithm()
                 && definition.subWindows() == this.geometry.subWindows()
                 && definition.window().equals(this.geometry.window()));
-    }
-
-    ReentrantLock lock() {
-        return this.lock;
     }
 
     long lockOrder() {

@@ -4,7 +4,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * One key's view of an {@link OverflowSketch}: its count is the smallest of its cells; admitting
- * adds to all of them. Shares the sketch's lock, so views of one sketch are decided one at a time.
+ * adds to all of them. Synchronizes on the sketch, so views of one sketch are decided one at a time.
  */
 final class SketchedCounter extends WindowCounter {
 
@@ -17,7 +17,7 @@ final class SketchedCounter extends WindowCounter {
     private final SlidingWindowCounter[] cells;
 
     SketchedCounter(OverflowSketch sketch, int[] indices, BooleanSupplier superseded) {
-        super(sketch.windowMillis(), sketch.lock(), sketch.lockOrder());
+        super(sketch.windowMillis(), sketch, sketch.lockOrder());
         this.sketch = sketch;
         this.indices = indices;
         this.superseded = superseded;

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 import io.slidinglimiter.Decision;
 
@@ -17,7 +17,9 @@ import io.slidinglimiter.Decision;
  * a time older than one already seen, as when two threads read the clock in one order and take the
  * lock in the other, is counted at the newest time seen: never undercounted.
  * <p>
- * Each counter holds a lock for the few field updates of a decision; nothing else runs under it.
+ * Each counter holds its monitor for the few field updates of a decision; nothing else runs under
+ * it. (A monitor, not a {@code ReentrantLock}: it spins briefly before parking when two threads
+ * meet on one key, and it costs no object of its own.)
  * <p>
  * A store that forgets idle counters {@linkplain #retireIfEmpty(long) retires} them first: a
  * retired counter decides nothing more (its methods return null), so a caller that looked it up
@@ -30,7 +32,8 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
 
     private static final AtomicLong LOCK_ORDER = new AtomicLong();
 
-    private final ReentrantLock lock;
+    /** What decisions synchronize on: the counter itself, or the sketch it is a view of. */
+    private final Object monitor;
 
     /** Several counters are always locked in this order, so that all-or-nothing decisions cannot deadlock. */
     private final long lockOrder;
@@ -40,13 +43,15 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
     private boolean retired;
 
     WindowCounter(long windowMillis) {
-        this(windowMillis, new ReentrantLock(), nextLockOrder());
+        this.windowMillis = windowMillis;
+        this.monitor = this;
+        this.lockOrder = nextLockOrder();
     }
 
-    /** For counters that share another object's lock. */
-    WindowCounter(long windowMillis, ReentrantLock lock, long lockOrder) {
+    /** For counters that share another object's monitor. */
+    WindowCounter(long windowMillis, Object monitor, long lockOrder) {
         this.windowMillis = windowMillis;
-        this.lock = lock;
+        this.monitor = monitor;
         this.lockOrder = lockOrder;
     }
 
@@ -94,8 +99,7 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      */
     public final Decision tryAcquire(long nowMillis, long cost, long limit) {
         checkCost(cost, limit);
-        this.lock.lock();
-        try {
+        synchronized (this.monitor) {
             if (retired()) {
                 return null;
             }
@@ -105,9 +109,6 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
                 add(nowMillis, cost);
             }
             return decision(nowMillis, limit, retryAfterMillis);
-        }
-        finally {
-            this.lock.unlock();
         }
     }
 
@@ -119,16 +120,12 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      */
     public final Decision peek(long nowMillis, long limit) {
         checkCost(1, limit);
-        this.lock.lock();
-        try {
+        synchronized (this.monitor) {
             if (retired()) {
                 return null;
             }
             advance(nowMillis);
             return decision(nowMillis, limit, retryAfterMillis(nowMillis, 1, limit));
-        }
-        finally {
-            this.lock.unlock();
         }
     }
 
@@ -139,18 +136,12 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @return whether the counter is retired (now or before)
      */
     public final boolean retireIfEmpty(long nowMillis) {
-        if (!this.lock.tryLock()) {
-            return false;
-        }
-        try {
+        synchronized (this.monitor) {
             if (!this.retired) {
                 advance(nowMillis);
                 this.retired = used() == 0;
             }
             return this.retired;
-        }
-        finally {
-            this.lock.unlock();
         }
     }
 
@@ -162,13 +153,9 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @param cost how many
      */
     public final void refund(long nowMillis, long acquiredAtMillis, long cost) {
-        this.lock.lock();
-        try {
+        synchronized (this.monitor) {
             advance(nowMillis);
             remove(acquiredAtMillis, cost);
-        }
-        finally {
-            this.lock.unlock();
         }
     }
 
@@ -176,12 +163,8 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * Forgets every counted permit.
      */
     public final void reset() {
-        this.lock.lock();
-        try {
+        synchronized (this.monitor) {
             clear();
-        }
-        finally {
-            this.lock.unlock();
         }
     }
 
@@ -213,38 +196,41 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
         }
         WindowCounter[] lockOrder = counters.clone();
         Arrays.sort(lockOrder, (a, b) -> Long.compare(a.lockOrder, b.lockOrder));
-        int locked = 0;
-        try {
-            for (WindowCounter counter : lockOrder) {
-                counter.lock.lock();
-                locked++;
-            }
-            for (WindowCounter counter : counters) {
-                if (counter.retired()) {
-                    return null;
-                }
-            }
-            long[] retryAfterMillis = new long[count];
-            boolean allFit = true;
-            for (int i = 0; i < count; i++) {
-                counters[i].advance(nowMillis);
-                retryAfterMillis[i] = counters[i].retryAfterMillis(nowMillis, costs[i], limits[i]);
-                allFit &= retryAfterMillis[i] == 0;
-            }
-            List<Decision> decisions = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                if (allFit) {
-                    counters[i].add(nowMillis, costs[i]);
-                }
-                decisions.add(counters[i].decision(nowMillis, limits[i], retryAfterMillis[i]));
-            }
-            return new Decisions(allFit, List.copyOf(decisions), nowMillis);
+        return lockedInOrder(lockOrder, 0, () -> decideLocked(nowMillis, counters, costs, limits));
+    }
+
+    /** Runs {@code body} holding the monitors of {@code order} from {@code next} on, taken in order. */
+    private static Decisions lockedInOrder(WindowCounter[] order, int next, Supplier<Decisions> body) {
+        if (next == order.length) {
+            return body.get();
         }
-        finally {
-            for (int i = locked - 1; i >= 0; i--) {
-                lockOrder[i].lock.unlock();
+        synchronized (order[next].monitor) {
+            return lockedInOrder(order, next + 1, body);
+        }
+    }
+
+    private static Decisions decideLocked(long nowMillis, WindowCounter[] counters, long[] costs, long[] limits) {
+        int count = counters.length;
+        for (WindowCounter counter : counters) {
+            if (counter.retired()) {
+                return null;
             }
         }
+        long[] retryAfterMillis = new long[count];
+        boolean allFit = true;
+        for (int i = 0; i < count; i++) {
+            counters[i].advance(nowMillis);
+            retryAfterMillis[i] = counters[i].retryAfterMillis(nowMillis, costs[i], limits[i]);
+            allFit &= retryAfterMillis[i] == 0;
+        }
+        List<Decision> decisions = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            if (allFit) {
+                counters[i].add(nowMillis, costs[i]);
+            }
+            decisions.add(counters[i].decision(nowMillis, limits[i], retryAfterMillis[i]));
+        }
+        return new Decisions(allFit, List.copyOf(decisions), nowMillis);
     }
 
     static void checkCost(long cost, long limit) {

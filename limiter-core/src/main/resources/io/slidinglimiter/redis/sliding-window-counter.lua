@@ -2,28 +2,30 @@
 -- Loaded as part of decide.lua; it defines functions only and touches no key by itself.
 --
 -- The hash holds: "g" the geometry ("<slots>:<slotMillis>"), "s" the newest slot number
--- (epoch millis / slotMillis), "t" the rolling total, and one field per non-empty slot, named by
--- its index in the ring ("0" .. slots-1). A hash of another geometry, or a key of another type (a
+-- (epoch millis / slotMillis), "t" the rolling total, and one field per slot in use, named by its
+-- index in the ring ("0" .. slots-1). A hash of another geometry, or a key of another type (a
 -- sliding log), is deleted and started afresh: old data is never read under a new geometry.
 local swc = {}
 
 function swc.load(key, window, slots, now)
   local slot_ms = window / slots
   local c = { key = key, n = slots, slot_ms = slot_ms, window = window, geometry = slots .. ':' .. slot_ms }
-  local fields = redis.pcall('HMGET', key, 'g', 's', 't')
   local slot = math.floor(now / slot_ms)
+  -- The newest slot's count comes with the header, so admitting is one HSET, not HINCRBY + HSET.
+  local fields = redis.pcall('HMGET', key, 'g', 's', 't', slot % slots)
   if fields.err or fields[1] ~= c.geometry then
     if fields.err or fields[1] then
       redis.call('DEL', key)
     end
-    c.cur, c.total, c.dirty = slot, 0, true
+    c.cur, c.total, c.count, c.dirty = slot, 0, 0, true
     return c
   end
   c.cur, c.total = tonumber(fields[2]), tonumber(fields[3]) or 0
+  c.count = tonumber(fields[4]) or 0
   local steps = slot - c.cur
   if steps >= slots then
     redis.call('DEL', key)
-    c.cur, c.total, c.dirty = slot, 0, true
+    c.cur, c.total, c.count, c.dirty = slot, 0, 0, true
   elseif steps > 0 then
     for s = c.cur + 1, slot do
       local index = s % slots
@@ -33,7 +35,10 @@ function swc.load(key, window, slots, now)
         redis.call('HDEL', key, index)
       end
     end
-    c.cur, c.dirty = slot, true
+    c.cur, c.count, c.dirty = slot, 0, true
+  elseif steps < 0 then
+    -- Redis time stepped back: count in the newest slot, as the Java counter does.
+    c.count = tonumber(redis.call('HGET', key, c.cur % slots)) or 0
   end
   return c
 end
@@ -43,8 +48,7 @@ function swc.used(c)
 end
 
 function swc.add(c, now, cost)
-  redis.call('HINCRBY', c.key, c.cur % c.n, cost)
-  c.total, c.dirty, c.added = c.total + cost, true, true
+  c.count, c.total, c.dirty, c.added = c.count + cost, c.total + cost, true, true
 end
 
 -- Slot counts from the oldest slot in the window to the newest.
@@ -100,12 +104,15 @@ function swc.refund(c, acquired_at, cost)
   if taken > 0 then
     redis.call('HINCRBY', c.key, index, -taken)
     c.total, c.dirty = c.total - taken, true
+    if index == c.cur % c.n then
+      c.count = c.count - taken
+    end
   end
 end
 
 function swc.persist(c, ttl)
   if c.dirty then
-    redis.call('HSET', c.key, 'g', c.geometry, 's', c.cur, 't', c.total)
+    redis.call('HSET', c.key, 'g', c.geometry, 's', c.cur, 't', c.total, c.cur % c.n, c.count)
     redis.call('PEXPIRE', c.key, ttl)
   end
 end
