@@ -121,6 +121,21 @@ class RedisBackendTest {
         assertThat(server.<Long>call((redis) -> redis.dbsize())).isEqualTo(2L);
     }
 
+    /** Redis's own clock expires the keys: this waits on the server's time, at most a few seconds. */
+    @Test
+    void afterTheWindowPassesNothingIsLeftBehind() throws InterruptedException {
+        LimitDefinition counter = LimitDefinition.of("short", 5, Duration.ofMillis(200), 4);
+        LimitDefinition log = new LimitDefinition("short-log", 5, Duration.ofMillis(200), 1, Algorithm.SLIDING_LOG);
+        backend.tryAcquire(counter, "alice", 1);
+        backend.tryAcquire(log, "alice", 1);
+        assertThat(server.<Long>call((redis) -> redis.dbsize())).isEqualTo(2L);
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (server.<Long>call((redis) -> redis.dbsize()) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(server.<Long>call((redis) -> redis.dbsize())).isZero();
+    }
+
     @Test
     void keysStayInsideTheirHashTagAndTheNamespace() {
         LimitDefinition limit = LimitDefinition.of("api", 5, Duration.ofMinutes(1), 10);
