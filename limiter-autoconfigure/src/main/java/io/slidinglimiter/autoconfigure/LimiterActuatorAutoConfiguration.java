@@ -3,14 +3,12 @@ package io.slidinglimiter.autoconfigure;
 import java.util.Locale;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -30,36 +28,51 @@ import io.slidinglimiter.core.LimitRegistry;
 @ConditionalOnBean(RateLimiters.class)
 public class LimiterActuatorAutoConfiguration {
 
+    /** Outer class: only a class condition, so the inner one's conditions load only with Actuator there. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(Endpoint.class)
-    @ConditionalOnAvailableEndpoint(RateLimitersEndpoint.class)
+    @ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+            "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
     static class EndpointConfiguration {
 
-        @Bean
-        @ConditionalOnMissingBean
-        RateLimitersEndpoint rateLimitersEndpoint(LimitRegistry limitRegistry, RateLimiters rateLimiters,
-                LimitChanges limitChanges, LimiterProperties properties) {
-            return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) -> {
-                LimiterProperties.Limit configured = properties.getLimits().get(definition.name());
-                LimiterProperties.Backend backend = (configured != null && configured.getBackend() != null)
-                        ? configured.getBackend() : properties.getBackend();
-                return backend.name().toLowerCase(Locale.ROOT);
-            });
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnAvailableEndpoint(RateLimitersEndpoint.class)
+        static class AvailableEndpointConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean
+            RateLimitersEndpoint rateLimitersEndpoint(LimitRegistry limitRegistry, RateLimiters rateLimiters,
+                    LimitChanges limitChanges, LimiterProperties properties) {
+                return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) -> {
+                    LimiterProperties.Limit configured = properties.getLimits().get(definition.name());
+                    LimiterProperties.Backend backend = (configured != null && configured.getBackend() != null)
+                            ? configured.getBackend() : properties.getBackend();
+                    return backend.name().toLowerCase(Locale.ROOT);
+                });
+            }
+
         }
 
     }
 
+    /** Outer class: only class conditions, so the health conditions load only with Spring Boot's health support. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({ AbstractHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
-    @ConditionalOnBean(LimiterRedis.class)
-    @ConditionalOnEnabledHealthIndicator("ratelimiter")
+    @ConditionalOnClass(name = { "org.springframework.boot.health.contributor.AbstractHealthIndicator",
+            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator",
+            "io.lettuce.core.RedisClient" })
     static class HealthConfiguration {
 
-        @Bean
-        @ConditionalOnMissingBean(name = "ratelimiterHealthIndicator")
-        RateLimiterHealthIndicator ratelimiterHealthIndicator(LimiterRedis limiterRedis) {
-            return new RateLimiterHealthIndicator(limiterRedis.runner(), limiterRedis.backend(),
-                    limiterRedis.defaultPolicy(), limiterRedis::anyFailsClosed);
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnBean(LimiterRedis.class)
+        @ConditionalOnEnabledHealthIndicator("ratelimiter")
+        static class RedisHealthConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean(name = "ratelimiterHealthIndicator")
+            RateLimiterHealthIndicator ratelimiterHealthIndicator(LimiterRedis limiterRedis) {
+                return new RateLimiterHealthIndicator(limiterRedis.runner(), limiterRedis.backend(),
+                        limiterRedis.defaultPolicy(), limiterRedis::anyFailsClosed);
+            }
+
         }
 
     }

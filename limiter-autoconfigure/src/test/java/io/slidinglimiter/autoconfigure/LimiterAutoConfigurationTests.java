@@ -76,6 +76,23 @@ class LimiterAutoConfigurationTests {
     }
 
     @Test
+    void withoutRedisOrActuatorOnTheClassPathTheLocalStarterStillStarts() {
+        AutoConfigurations everything = AutoConfigurations.of(AopAutoConfiguration.class,
+                LimiterRedisAutoConfiguration.class, LimiterAutoConfiguration.class,
+                LimiterAopAutoConfiguration.class, LimiterWebAutoConfiguration.class,
+                LimiterMetricsAutoConfiguration.class, LimiterActuatorAutoConfiguration.class);
+        new WebApplicationContextRunner().withConfiguration(everything)
+                .withClassLoader(new FilteredClassLoader("org.springframework.data.redis", "io.lettuce",
+                        "io.micrometer", "org.springframework.boot.actuate", "org.springframework.boot.health"))
+                .withPropertyValues("limiter.limits.api.limit=5", "limiter.limits.api.window=1m")
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).getBean(RateLimitBackend.class).isInstanceOf(LocalBackend.class);
+                    assertThat(context.getBean(RateLimiters.class).tryAcquire("api", "k").allowed()).isTrue();
+                });
+    }
+
+    @Test
     void theFilterOrderIsAProperty() {
         this.webRunner.withPropertyValues("limiter.http.filter-order=-200").run((context) ->
                 assertThat(context).getBean("rateLimitFilter", FilterRegistrationBean.class)
