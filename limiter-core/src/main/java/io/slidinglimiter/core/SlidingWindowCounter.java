@@ -90,10 +90,13 @@ public final class SlidingWindowCounter extends WindowCounter {
         if (excess <= 0) {
             return 0;
         }
-        // Slots leave the window oldest first; find the one whose departure frees enough.
+        // Slots leave the window oldest first; find the one whose departure frees enough. The
+        // oldest slot sits just after the newest in the ring: walk on from there, no division.
         long freed = 0;
+        int index = this.currentIndex;
         for (long slot = this.currentSlot - this.slots + 1; slot <= this.currentSlot; slot++) {
-            freed += this.counts[index(slot)];
+            index = (index + 1 == this.slots) ? 0 : index + 1;
+            freed += this.counts[index];
             if (freed >= excess) {
                 return expiryMillis(slot) - nowMillis;
             }
