@@ -122,10 +122,6 @@ public final class OverflowSketch {
         return this.geometry.windowMillis();
     }
 
-    LimitDefinition geometry() {
-        return this.geometry;
-    }
-
     /** The cell at {@code index}, created on first use; with the lock held. */
     SlidingWindowCounter cell(int index, long nowMillis) {
         SlidingWindowCounter cell = this.cells[index];

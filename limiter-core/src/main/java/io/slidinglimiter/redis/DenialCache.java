@@ -53,10 +53,6 @@ final class DenialCache {
         this.entries.remove(new Entry.Key(limitName, key));
     }
 
-    int size() {
-        return this.entries.size();
-    }
-
     private record Entry(long untilMillis, long resetAtMillis, long limit) {
 
         private record Key(String limitName, String key) {
