@@ -55,6 +55,16 @@ final class ConfiguredLimits {
         return registry;
     }
 
+    /**
+     * Where a limit's counters live: its own {@code backend}, else {@code limiter.backend}; inline
+     * (annotation-only) limits take the latter.
+     */
+    static Backend backendOf(LimiterProperties properties, String limitName) {
+        LimiterProperties.Limit configured = properties.getLimits().get(limitName);
+        return (configured != null && configured.getBackend() != null) ? configured.getBackend()
+                : properties.getBackend();
+    }
+
     private static void definition(String name, LimiterProperties.Limit limit, int defaultSubWindows,
             boolean redisPresent, List<Problem> problems, LimitRegistry registry) {
         String prefix = LimitPropertyNames.of(name);

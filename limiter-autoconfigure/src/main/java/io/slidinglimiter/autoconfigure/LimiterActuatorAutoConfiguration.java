@@ -42,12 +42,8 @@ public class LimiterActuatorAutoConfiguration {
             @ConditionalOnMissingBean
             RateLimitersEndpoint rateLimitersEndpoint(LimitRegistry limitRegistry, RateLimiters rateLimiters,
                     LimitChanges limitChanges, LimiterProperties properties) {
-                return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) -> {
-                    LimiterProperties.Limit configured = properties.getLimits().get(definition.name());
-                    LimiterProperties.Backend backend = (configured != null && configured.getBackend() != null)
-                            ? configured.getBackend() : properties.getBackend();
-                    return backend.name().toLowerCase(Locale.ROOT);
-                });
+                return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) ->
+                        ConfiguredLimits.backendOf(properties, definition.name()).name().toLowerCase(Locale.ROOT));
             }
 
         }

@@ -118,11 +118,9 @@ public class LimiterRedisAutoConfiguration {
         RateLimitBackend redis = LimiterAutoConfiguration.timed(limiterRedis.backend(), "redis", timers);
         RateLimitBackend defaultBackend = (properties.getBackend() == Backend.REDIS) ? redis : local;
         Map<String, RateLimitBackend> byLimitName = new HashMap<>();
-        properties.getLimits().forEach((name, limit) -> {
-            if (limit.getBackend() != null) {
-                byLimitName.put(name, (limit.getBackend() == Backend.REDIS) ? redis : local);
-            }
-        });
+        for (String name : properties.getLimits().keySet()) {
+            byLimitName.put(name, (ConfiguredLimits.backendOf(properties, name) == Backend.REDIS) ? redis : local);
+        }
         return new RoutingBackend(List.of(local, redis), defaultBackend, byLimitName);
     }
 

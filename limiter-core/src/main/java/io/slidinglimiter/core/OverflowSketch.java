@@ -89,12 +89,8 @@ public final class OverflowSketch {
                 SlidingWindowCounter cell = this.cells[index];
                 if (cell != null) {
                     cell.advance(nowMillis);
-                    if (cell.used() == 0) {
-                        then.run();
-                        return true;
-                    }
                 }
-                else {
+                if (cell == null || cell.used() == 0) {
                     then.run();
                     return true;
                 }
