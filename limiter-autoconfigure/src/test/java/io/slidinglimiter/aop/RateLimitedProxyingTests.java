@@ -169,10 +169,7 @@ class RateLimitedProxyingTests {
     }
 
     private void assertFailure(Class<?> configuration, Consumer<String> assertions) {
-        this.runner.withUserConfiguration(configuration).run((context) -> {
-            assertThat(context).hasFailed();
-            assertions.accept(analysis(context.getStartupFailure()).getDescription());
-        });
+        FailureAnalysisAccess.assertStartFails(this.runner.withUserConfiguration(configuration), assertions);
     }
 
     private static FailureAnalysis analysis(Throwable failure) {

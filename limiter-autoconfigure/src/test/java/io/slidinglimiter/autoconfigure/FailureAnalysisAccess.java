@@ -1,8 +1,13 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.util.function.Consumer;
+
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.AbstractApplicationContextRunner;
 
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Lets tests in other packages run the package-private failure analyzer.
@@ -11,6 +16,18 @@ public class FailureAnalysisAccess {
 
     public FailureAnalysis analyze(Throwable failure) {
         return new LimiterConfigurationFailureAnalyzer().analyze(failure);
+    }
+
+    /**
+     * Runs a context that must fail to start for invalid limiter configuration.
+     * @param runner the context, configured
+     * @param description assertions on the failure analysis's description
+     */
+    public static void assertStartFails(AbstractApplicationContextRunner<?, ?, ?> runner, Consumer<String> description) {
+        runner.run((context) -> {
+            assertThat(context.getStartupFailure()).as("the start's failure").isNotNull();
+            description.accept(of(context.getStartupFailure()).getDescription());
+        });
     }
 
     /**
