@@ -17,7 +17,7 @@ final class SketchedCounter extends WindowCounter {
     private final SlidingWindowCounter[] cells;
 
     SketchedCounter(OverflowSketch sketch, int[] indices, BooleanSupplier superseded) {
-        super(sketch.windowMillis(), sketch, sketch.lockOrder());
+        super(sketch.lockOrder());
         this.sketch = sketch;
         this.indices = indices;
         this.superseded = superseded;
@@ -30,8 +30,24 @@ final class SketchedCounter extends WindowCounter {
     }
 
     @Override
+    public long windowMillis() {
+        return this.sketch.windowMillis();
+    }
+
+    @Override
+    Object monitor() {
+        return this.sketch;
+    }
+
+    @Override
     boolean retired() {
         return this.superseded.getAsBoolean();
+    }
+
+    /** Views are made for one call and never stored: nothing retires them. */
+    @Override
+    void retire() {
+        throw new UnsupportedOperationException("A view of the overflow sketch is never retired");
     }
 
     @Override

@@ -12,6 +12,10 @@ public final class SlidingLog extends WindowCounter {
 
     private static final int INITIAL_CAPACITY = 8;
 
+    private final long windowMillis;
+
+    private boolean retired;
+
     private long[] times = new long[INITIAL_CAPACITY];
 
     private long[] counts = new long[INITIAL_CAPACITY];
@@ -28,8 +32,23 @@ public final class SlidingLog extends WindowCounter {
      * @param windowMillis the window length, positive
      */
     public SlidingLog(long windowMillis) {
-        super(windowMillis);
         LimitDefinition.checkGeometry("Counter", windowMillis, 1);
+        this.windowMillis = windowMillis;
+    }
+
+    @Override
+    public long windowMillis() {
+        return this.windowMillis;
+    }
+
+    @Override
+    boolean retired() {
+        return this.retired;
+    }
+
+    @Override
+    void retire() {
+        this.retired = true;
     }
 
     @Override

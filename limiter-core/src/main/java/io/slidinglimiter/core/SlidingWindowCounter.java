@@ -1,33 +1,54 @@
 package io.slidinglimiter.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+
+import io.slidinglimiter.Decision;
 
 /**
  * The sliding window counter: a window of {@code W} milliseconds cut into {@code N} slots of
- * {@code W/N}, aligned to absolute time ({@code slotStart = t - t % (W/N)}), held as a ring of
- * {@code N} counts and their rolling total. Moving to a later slot clears only the slots being
- * reused; a jump of {@code N} slots or more clears all.
+ * {@code W/N}, aligned to absolute time ({@code slotStart = t - t % (W/N)}). Moving to a later slot
+ * clears only the slots being reused; a jump of {@code N} slots or more clears all.
  * <p>
  * A permit counted in the slot starting at {@code s} is counted until {@code s + W}: the effective
  * window is between {@code W - W/N} and {@code W} long. {@code N = 1} is a fixed window.
+ * <p>
+ * <b>Without a lock within a slot.</b> The newest slot's count lives in an {@link Epoch} with the
+ * sum of the older slots and the time the next slot starts. While time stays within the slot, an
+ * admission is one compare-and-set of that count, and a rejection reads the older slots and checks
+ * that no locked section began meanwhile. Everything else (moving to a later slot, all-or-nothing
+ * decisions, refunds, resets) takes the monitor, first <em>seals</em> the epoch so that no
+ * compare-and-set can succeed on it any more, and ends by publishing a new one. A sealed epoch is
+ * never reopened, so a decision taken on an open one is exact.
  */
 public final class SlidingWindowCounter extends WindowCounter {
 
-    private final long slotMillis;
+    private static final VarHandle CURRENT;
+
+    static {
+        try {
+            CURRENT = MethodHandles.lookup().findVarHandle(Epoch.class, "current", long.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    /** The epoch of a retired counter: sealed for ever. */
+    private static final Epoch RETIRED_EPOCH = new Epoch(Long.MIN_VALUE, 0, 0, -1);
 
     private final int slots;
 
-    private final long[] counts;
+    private final long slotMillis;
 
-    /** The absolute number ({@code time / slotMillis}) of the newest slot. */
-    private long currentSlot;
+    /**
+     * The counts of the {@code N - 1} slots before the newest, slot {@code s} at {@code s mod (N - 1)};
+     * written only under the monitor.
+     */
+    private final long[] older;
 
-    /** Where the newest slot is in the ring, and when the next one starts: no division within a slot. */
-    private int currentIndex;
-
-    private long nextSlotStartMillis;
-
-    private long total;
+    private volatile Epoch epoch;
 
     /**
      * Creates an empty counter.
@@ -36,120 +57,285 @@ public final class SlidingWindowCounter extends WindowCounter {
      * @param nowMillis the current time
      */
     public SlidingWindowCounter(long windowMillis, int subWindows, long nowMillis) {
-        super(windowMillis);
         LimitDefinition.checkGeometry("Counter", windowMillis, subWindows);
         this.slots = subWindows;
         this.slotMillis = windowMillis / subWindows;
-        this.counts = new long[subWindows];
-        moveTo(Math.floorDiv(nowMillis, this.slotMillis));
+        this.older = new long[subWindows - 1];
+        long slot = Math.floorDiv(nowMillis, this.slotMillis);
+        this.epoch = new Epoch((slot + 1) * this.slotMillis, 0, oldestIndex(slot), 0);
+    }
+
+    @Override
+    public long windowMillis() {
+        return this.slotMillis * this.slots;
     }
 
     @Override
     public boolean countsFor(LimitDefinition definition) {
         return definition.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER
-                && definition.windowMillis() == this.windowMillis && definition.subWindows() == this.slots;
+                && definition.windowMillis() == windowMillis() && definition.subWindows() == this.slots;
     }
 
     @Override
+    public Decision tryAcquire(long nowMillis, long cost, long limit) {
+        checkCost(cost, limit);
+        while (true) {
+            Epoch epoch = this.epoch;
+            long current = epoch.current;
+            if (current < 0 || nowMillis >= epoch.nextSlotStartMillis) {
+                return tryAcquireLocked(nowMillis, cost, limit);
+            }
+            long used = epoch.older + current;
+            if (used + cost <= limit) {
+                if (CURRENT.compareAndSet(epoch, current, current + cost)) {
+                    return new Decision(true, limit, limit - used - cost, 0, capped(newestExpiry(epoch) - nowMillis));
+                }
+            }
+            else {
+                long retryAfterMillis = retryAfterMillis(epoch, current, nowMillis, used + cost - limit);
+                long resetAfterMillis = resetAfterMillis(epoch, current, nowMillis);
+                if (stillOpen(epoch)) {
+                    return new Decision(false, limit, Math.max(0, limit - used), capped(retryAfterMillis),
+                            capped(resetAfterMillis));
+                }
+            }
+        }
+    }
+
+    @Override
+    public long acquire(long nowMillis, long cost, long limit) {
+        checkCost(cost, limit);
+        while (true) {
+            Epoch epoch = this.epoch;
+            long current = epoch.current;
+            if (current < 0 || nowMillis >= epoch.nextSlotStartMillis) {
+                return outcome(tryAcquireLocked(nowMillis, cost, limit));
+            }
+            long used = epoch.older + current;
+            if (used + cost <= limit) {
+                if (CURRENT.compareAndSet(epoch, current, current + cost)) {
+                    return limit - used - cost;
+                }
+            }
+            else {
+                long retryAfterMillis = retryAfterMillis(epoch, current, nowMillis, used + cost - limit);
+                if (stillOpen(epoch)) {
+                    return -capped(retryAfterMillis);
+                }
+            }
+        }
+    }
+
+    /** Whether no locked section has sealed {@code epoch} since the reads before this call. */
+    private static boolean stillOpen(Epoch epoch) {
+        VarHandle.acquireFence();
+        return epoch.current >= 0;
+    }
+
+    private long capped(long millis) {
+        return Math.min(millis, windowMillis());
+    }
+
+    // Under the monitor: the epoch is sealed, and its fields are the working state.
+
+    @Override
+    boolean retired() {
+        return this.epoch == RETIRED_EPOCH;
+    }
+
+    @Override
+    void retire() {
+        this.epoch = RETIRED_EPOCH;
+    }
+
+    @Override
+    void publish() {
+        Epoch sealed = this.epoch;
+        this.epoch = new Epoch(sealed.nextSlotStartMillis, sealed.older, sealed.oldestIndex, sealed.count());
+    }
+
+    /** Seals the epoch (once per locked section) and moves it up to {@code nowMillis}. */
+    @Override
     void advance(long nowMillis) {
-        if (nowMillis < this.nextSlotStartMillis) {
+        Epoch epoch = seal();
+        if (nowMillis < epoch.nextSlotStartMillis) {
             // Still the newest slot, or an older time, which counts in it.
             return;
         }
-        long slot = Math.floorDiv(nowMillis, this.slotMillis);
-        long steps = slot - this.currentSlot;
+        long steps = (nowMillis - epoch.nextSlotStartMillis) / this.slotMillis + 1;
+        long current = epoch.count();
         if (steps >= this.slots) {
-            Arrays.fill(this.counts, 0);
-            this.total = 0;
+            Arrays.fill(this.older, 0);
+            long slot = Math.floorDiv(nowMillis, this.slotMillis);
+            epoch.older = 0;
+            epoch.oldestIndex = oldestIndex(slot);
+            epoch.nextSlotStartMillis = (slot + 1) * this.slotMillis;
+            epoch.setSealedCount(0);
+            return;
         }
-        else {
-            int index = this.currentIndex;
-            for (long step = 0; step < steps; step++) {
-                index = (index + 1 == this.slots) ? 0 : index + 1;
-                this.total -= this.counts[index];
-                this.counts[index] = 0;
+        long older = epoch.older;
+        int index = epoch.oldestIndex;
+        for (long step = 0; step < steps; step++) {
+            if (this.older.length > 0) {
+                // The oldest slot leaves the window; the newest takes its place in the ring.
+                older += current - this.older[index];
+                this.older[index] = current;
+                index = (index + 1 == this.older.length) ? 0 : index + 1;
             }
+            current = 0;
         }
-        moveTo(slot);
+        epoch.older = older;
+        epoch.oldestIndex = index;
+        epoch.nextSlotStartMillis += steps * this.slotMillis;
+        epoch.setSealedCount(current);
     }
 
-    private void moveTo(long slot) {
-        this.currentSlot = slot;
-        this.currentIndex = index(slot);
-        this.nextSlotStartMillis = (slot + 1) * this.slotMillis;
+    private Epoch seal() {
+        Epoch epoch = this.epoch;
+        while (true) {
+            long current = epoch.current;
+            if (current < 0 || CURRENT.compareAndSet(epoch, current, -1 - current)) {
+                return epoch;
+            }
+        }
     }
 
     @Override
     long used() {
-        return this.total;
+        Epoch epoch = this.epoch;
+        return epoch.older + epoch.count();
     }
 
     @Override
     long retryAfterMillis(long nowMillis, long cost, long limit) {
-        long excess = this.total + cost - limit;
+        long excess = used() + cost - limit;
         if (excess <= 0) {
             return 0;
         }
-        // Slots leave the window oldest first; find the one whose departure frees enough. The
-        // oldest slot sits just after the newest in the ring: walk on from there, no division.
+        Epoch epoch = this.epoch;
+        return retryAfterMillis(epoch, epoch.count(), nowMillis, excess);
+    }
+
+    /**
+     * Slots leave the window oldest first: the time until the one whose departure frees
+     * {@code excess} permits leaves. The oldest slot ends its window when the next slot starts.
+     */
+    private long retryAfterMillis(Epoch epoch, long current, long nowMillis, long excess) {
         long freed = 0;
-        int index = this.currentIndex;
-        for (long slot = this.currentSlot - this.slots + 1; slot <= this.currentSlot; slot++) {
-            index = (index + 1 == this.slots) ? 0 : index + 1;
-            freed += this.counts[index];
+        long expiry = epoch.nextSlotStartMillis;
+        int index = epoch.oldestIndex;
+        for (int i = 0; i < this.older.length; i++) {
+            freed += this.older[index];
             if (freed >= excess) {
-                return expiryMillis(slot) - nowMillis;
+                return expiry - nowMillis;
             }
+            expiry += this.slotMillis;
+            index = (index + 1 == this.older.length) ? 0 : index + 1;
         }
-        // Only reachable when cost > limit, which callers refuse before asking.
-        throw new IllegalStateException("cost " + cost + " can never fit under limit " + limit);
+        // The newest slot: reached when it holds the permits needed (callers refuse cost > limit).
+        return expiry - nowMillis;
     }
 
     @Override
     void add(long nowMillis, long cost) {
-        this.counts[this.currentIndex] += cost;
-        this.total += cost;
+        Epoch epoch = this.epoch;
+        epoch.setSealedCount(epoch.count() + cost);
     }
 
     @Override
     void remove(long acquiredAtMillis, long cost) {
+        Epoch epoch = this.epoch;
+        long newest = epoch.nextSlotStartMillis / this.slotMillis - 1;
         long slot = Math.floorDiv(acquiredAtMillis, this.slotMillis);
-        if (slot > this.currentSlot || slot <= this.currentSlot - this.slots) {
-            return;
+        if (slot == newest) {
+            epoch.setSealedCount(epoch.count() - Math.min(cost, epoch.count()));
         }
-        int index = index(slot);
-        long taken = Math.min(cost, this.counts[index]);
-        this.counts[index] -= taken;
-        this.total -= taken;
+        else if (slot < newest && slot > newest - this.slots) {
+            int index = (int) Math.floorMod(slot, (long) this.older.length);
+            long taken = Math.min(cost, this.older[index]);
+            this.older[index] -= taken;
+            epoch.older -= taken;
+        }
     }
 
     @Override
     long resetAfterMillis(long nowMillis) {
-        if (this.total == 0) {
+        Epoch epoch = this.epoch;
+        return resetAfterMillis(epoch, epoch.count(), nowMillis);
+    }
+
+    /** The time until the newest slot that holds a permit leaves the window; zero when none does. */
+    private long resetAfterMillis(Epoch epoch, long current, long nowMillis) {
+        if (current > 0) {
+            return newestExpiry(epoch) - nowMillis;
+        }
+        if (epoch.older == 0) {
             return 0;
         }
-        int index = this.currentIndex;
-        for (long slot = this.currentSlot; ; slot--) {
-            if (this.counts[index] != 0) {
-                return expiryMillis(slot) - nowMillis;
+        long expiry = newestExpiry(epoch);
+        int index = epoch.oldestIndex;
+        for (int i = 0; i < this.older.length; i++) {
+            index = (index == 0) ? this.older.length - 1 : index - 1;
+            expiry -= this.slotMillis;
+            if (this.older[index] != 0) {
+                return expiry - nowMillis;
             }
-            index = (index == 0) ? this.slots - 1 : index - 1;
         }
+        return 0;
     }
 
     @Override
     void clear() {
-        Arrays.fill(this.counts, 0);
-        this.total = 0;
+        Epoch epoch = seal();
+        Arrays.fill(this.older, 0);
+        epoch.older = 0;
+        epoch.setSealedCount(0);
     }
 
-    /** When a slot's permits leave the window: its start plus the window. */
-    private long expiryMillis(long slot) {
-        return (slot + this.slots) * this.slotMillis;
+    /** When the newest slot's permits leave the window: its start plus the window. */
+    private long newestExpiry(Epoch epoch) {
+        return epoch.nextSlotStartMillis + windowMillis() - this.slotMillis;
     }
 
-    private int index(long slot) {
-        return (int) Math.floorMod(slot, (long) this.slots);
+    /** Where the oldest slot still in the window sits in the ring when {@code newestSlot} is the newest. */
+    private int oldestIndex(long newestSlot) {
+        return (this.older.length == 0) ? 0 : (int) Math.floorMod(newestSlot, (long) this.older.length);
+    }
+
+    /**
+     * The newest slot: its count, changed by compare-and-set while open, and what it needs to decide
+     * alone. Its other fields change only under the monitor, once sealed.
+     */
+    static final class Epoch {
+
+        long nextSlotStartMillis;
+
+        /** The permits counted in the older slots. */
+        long older;
+
+        /** Where the oldest slot sits in the ring of older slots. */
+        int oldestIndex;
+
+        /** The permits counted in the newest slot; {@code -1 - count} once sealed. */
+        volatile long current;
+
+        Epoch(long nextSlotStartMillis, long older, int oldestIndex, long current) {
+            this.nextSlotStartMillis = nextSlotStartMillis;
+            this.older = older;
+            this.oldestIndex = oldestIndex;
+            this.current = current;
+        }
+
+        /** The newest slot's count, open or sealed. */
+        long count() {
+            long current = this.current;
+            return (current < 0) ? -1 - current : current;
+        }
+
+        void setSealedCount(long count) {
+            this.current = -1 - count;
+        }
+
     }
 
 }

@@ -17,9 +17,10 @@ import io.slidinglimiter.Decision;
  * a time older than one already seen, as when two threads read the clock in one order and take the
  * lock in the other, is counted at the newest time seen: never undercounted.
  * <p>
- * Each counter holds its monitor for the few field updates of a decision; nothing else runs under
- * it. (A monitor, not a {@code ReentrantLock}: it spins briefly before parking when two threads
- * meet on one key, and it costs no object of its own.)
+ * A decision holds the counter's monitor for the few field updates it makes; nothing else runs
+ * under it. (A monitor, not a {@code ReentrantLock}: it spins briefly before parking when two
+ * threads meet on one key, and it costs no object of its own.) The sliding window counter decides
+ * without it while time stays within one slot, and takes it for everything else.
  * <p>
  * A store that forgets idle counters {@linkplain #retireIfEmpty(long) retires} them first: a
  * retired counter decides nothing more (its methods return null), so a caller that looked it up
@@ -32,26 +33,18 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
 
     private static final AtomicLong LOCK_ORDER = new AtomicLong();
 
-    /** What decisions synchronize on: the counter itself, or the sketch it is a view of. */
-    private final Object monitor;
+    /** What {@link #acquire} returns for a retired counter. */
+    public static final long RETIRED = Long.MIN_VALUE;
 
     /** Several counters are always locked in this order, so that all-or-nothing decisions cannot deadlock. */
     private final long lockOrder;
 
-    final long windowMillis;
-
-    private boolean retired;
-
-    WindowCounter(long windowMillis) {
-        this.windowMillis = windowMillis;
-        this.monitor = this;
+    WindowCounter() {
         this.lockOrder = nextLockOrder();
     }
 
     /** For counters that share another object's monitor. */
-    WindowCounter(long windowMillis, Object monitor, long lockOrder) {
-        this.windowMillis = windowMillis;
-        this.monitor = monitor;
+    WindowCounter(long lockOrder) {
         this.lockOrder = lockOrder;
     }
 
@@ -77,9 +70,7 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * The window length this counter counts over.
      * @return the window in milliseconds
      */
-    public final long windowMillis() {
-        return this.windowMillis;
-    }
+    public abstract long windowMillis();
 
     /**
      * Whether this counter counts the way {@code definition} asks (same algorithm, window and
@@ -97,9 +88,36 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @return the decision; null if this counter was retired (look the key up again)
      * @throws IllegalArgumentException if {@code cost} is not between 1 and {@code limit}
      */
-    public final Decision tryAcquire(long nowMillis, long cost, long limit) {
+    public Decision tryAcquire(long nowMillis, long cost, long limit) {
         checkCost(cost, limit);
-        synchronized (this.monitor) {
+        return tryAcquireLocked(nowMillis, cost, limit);
+    }
+
+    /**
+     * The allocation-free form of {@link #tryAcquire}: admits {@code cost} permits if they fit
+     * under {@code limit}, atomically, and answers with one number.
+     * @param nowMillis the current time
+     * @param cost the permits this call takes, between 1 and {@code limit}
+     * @param limit the permits per window
+     * @return when admitted, the permits that remain (zero or more); when rejected, minus the time
+     * until the same cost would fit ({@code -retryAfterMillis}, at most -1); {@link #RETIRED} if this
+     * counter was retired
+     * @throws IllegalArgumentException if {@code cost} is not between 1 and {@code limit}
+     */
+    public long acquire(long nowMillis, long cost, long limit) {
+        checkCost(cost, limit);
+        return outcome(tryAcquireLocked(nowMillis, cost, limit));
+    }
+
+    static long outcome(Decision decision) {
+        if (decision == null) {
+            return RETIRED;
+        }
+        return decision.allowed() ? decision.remaining() : -decision.retryAfterMillis();
+    }
+
+    final Decision tryAcquireLocked(long nowMillis, long cost, long limit) {
+        synchronized (monitor()) {
             if (retired()) {
                 return null;
             }
@@ -108,7 +126,9 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
             if (retryAfterMillis == 0) {
                 add(nowMillis, cost);
             }
-            return decision(nowMillis, limit, retryAfterMillis);
+            Decision decision = decision(nowMillis, limit, retryAfterMillis);
+            publish();
+            return decision;
         }
     }
 
@@ -120,12 +140,14 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      */
     public final Decision peek(long nowMillis, long limit) {
         checkCost(1, limit);
-        synchronized (this.monitor) {
+        synchronized (monitor()) {
             if (retired()) {
                 return null;
             }
             advance(nowMillis);
-            return decision(nowMillis, limit, retryAfterMillis(nowMillis, 1, limit));
+            Decision decision = decision(nowMillis, limit, retryAfterMillis(nowMillis, 1, limit));
+            publish();
+            return decision;
         }
     }
 
@@ -136,12 +158,17 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @return whether the counter is retired (now or before)
      */
     public final boolean retireIfEmpty(long nowMillis) {
-        synchronized (this.monitor) {
-            if (!this.retired) {
+        synchronized (monitor()) {
+            if (!retired()) {
                 advance(nowMillis);
-                this.retired = used() == 0;
+                if (used() == 0) {
+                    retire();
+                }
+                else {
+                    publish();
+                }
             }
-            return this.retired;
+            return retired();
         }
     }
 
@@ -153,9 +180,12 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @param cost how many
      */
     public final void refund(long nowMillis, long acquiredAtMillis, long cost) {
-        synchronized (this.monitor) {
-            advance(nowMillis);
-            remove(acquiredAtMillis, cost);
+        synchronized (monitor()) {
+            if (!retired()) {
+                advance(nowMillis);
+                remove(acquiredAtMillis, cost);
+                publish();
+            }
         }
     }
 
@@ -163,8 +193,11 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * Forgets every counted permit.
      */
     public final void reset() {
-        synchronized (this.monitor) {
-            clear();
+        synchronized (monitor()) {
+            if (!retired()) {
+                clear();
+                publish();
+            }
         }
     }
 
@@ -204,7 +237,7 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
         if (next == order.length) {
             return body.get();
         }
-        synchronized (order[next].monitor) {
+        synchronized (order[next].monitor()) {
             return lockedInOrder(order, next + 1, body);
         }
     }
@@ -229,6 +262,7 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
                 counters[i].add(nowMillis, costs[i]);
             }
             decisions.add(counters[i].decision(nowMillis, limits[i], retryAfterMillis[i]));
+            counters[i].publish();
         }
         return new Decisions(allFit, List.copyOf(decisions), nowMillis);
     }
@@ -246,15 +280,25 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
     /** The decision as of {@code nowMillis}; waits are capped at the window for a clock that stepped back. */
     private Decision decision(long nowMillis, long limit, long retryAfterMillis) {
         long remaining = Math.max(0, limit - used());
-        return new Decision(retryAfterMillis == 0, limit, remaining, Math.min(retryAfterMillis, this.windowMillis),
-                Math.min(resetAfterMillis(nowMillis), this.windowMillis));
+        return new Decision(retryAfterMillis == 0, limit, remaining, Math.min(retryAfterMillis, windowMillis()),
+                Math.min(resetAfterMillis(nowMillis), windowMillis()));
     }
 
-    // The methods below run with the lock held.
+    /** What decisions synchronize on: the counter itself, or the sketch it is a view of. */
+    Object monitor() {
+        return this;
+    }
+
+    // The methods below run with the monitor held.
 
     /** Whether this counter decides nothing more. */
-    boolean retired() {
-        return this.retired;
+    abstract boolean retired();
+
+    /** Makes this counter decide nothing more; called when it holds nothing. */
+    abstract void retire();
+
+    /** Makes the state left by a locked section visible to decisions that take no lock; nothing by default. */
+    void publish() {
     }
 
     /** Moves the window up to {@code nowMillis}, dropping the permits that expired. */
