@@ -29,7 +29,7 @@ public class LimiterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     TimeSource limiterTimeSource() {
-        return TimeSource.monotonic();
+        return TimeSource.ticking();
     }
 
     @Bean

@@ -44,7 +44,7 @@ class LimiterAutoConfigurationTests {
             assertThat(context).hasSingleBean(RateLimiters.class);
             assertThat(context).hasSingleBean(LimitRegistry.class);
             assertThat(context).getBean(RateLimitBackend.class).isInstanceOf(LocalBackend.class);
-            assertThat(context).getBean(TimeSource.class).isSameAs(TimeSource.monotonic());
+            assertThat(context).getBean(TimeSource.class).isSameAs(TimeSource.ticking());
             assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
             assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
             assertThat(context).doesNotHaveBean(RateLimitExceptionResolver.class);

@@ -221,6 +221,10 @@ public final class SlidingWindowCounter extends WindowCounter {
      * {@code excess} permits leaves. The oldest slot ends its window when the next slot starts.
      */
     private long retryAfterMillis(Epoch epoch, long current, long nowMillis, long excess) {
+        if (epoch.older == 0) {
+            // Everything counted is in the newest slot: a burst, the usual reason to be rejected.
+            return newestExpiry(epoch) - nowMillis;
+        }
         long freed = 0;
         long expiry = epoch.nextSlotStartMillis;
         int index = epoch.oldestIndex;

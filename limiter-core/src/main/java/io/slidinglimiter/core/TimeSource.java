@@ -22,4 +22,16 @@ public interface TimeSource {
         return MonotonicTimeSource.INSTANCE;
     }
 
+    /**
+     * The production default: the {@linkplain #monotonic() monotonic} clock, read once a millisecond
+     * by a background daemon thread ({@code sliding-limiter-clock}) while decisions are being taken,
+     * so that a decision reads a field instead of the system clock. The thread parks after a second
+     * without a read; reads then go to the clock directly and wake it. The time lags the clock by
+     * about a millisecond (more when the thread waits for a processor), and never decreases.
+     * @return the shared ticking time source
+     */
+    static TimeSource ticking() {
+        return TickingTimeSource.MONOTONIC;
+    }
+
 }

@@ -21,7 +21,7 @@ import io.slidinglimiter.core.WindowCounter;
 /**
  * In-process counters, one per (limit name, key), for a single application instance.
  * <pre>{@code
- * LocalBackend backend = new LocalBackend(TimeSource.monotonic(), 1_000_000);
+ * LocalBackend backend = new LocalBackend(TimeSource.ticking(), 1_000_000);
  * Decision decision = backend.tryAcquire(LimitDefinition.of("login", 5, Duration.ofMinutes(1), 12), "alice", 1);
  * }</pre>
  * <p>
@@ -77,10 +77,10 @@ public class LocalBackend implements RateLimitBackend {
     private volatile long nextFullSweepMillis;
 
     /**
-     * Creates a backend on the monotonic clock with the default bounds.
+     * Creates a backend on the ticking monotonic clock ({@link TimeSource#ticking()}) with the default bounds.
      */
     public LocalBackend() {
-        this(TimeSource.monotonic(), DEFAULT_MAX_KEYS);
+        this(TimeSource.ticking(), DEFAULT_MAX_KEYS);
     }
 
     /**
