@@ -7,7 +7,6 @@ import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -54,9 +53,8 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
-        Object target = invocation.getThis();
-        Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
-        RateLimitedOperation operation = this.operations.get().operationFor(invocation.getMethod(), targetClass);
+        RateLimitedOperation operation = this.operations.get().operationOfCall(invocation.getMethod(),
+                invocation.getThis());
         if (operation != null) {
             enforce(operation, invocation.getMethod(), invocation.getArguments());
         }

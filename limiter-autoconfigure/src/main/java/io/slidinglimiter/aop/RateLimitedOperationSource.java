@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.stream.Collectors;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
@@ -58,10 +59,11 @@ public final class RateLimitedOperationSource {
     private final ConcurrentMap<MethodClassKey, Optional<RateLimitedOperation>> operations = new ConcurrentHashMap<>();
 
     /**
-     * The same answers by method identity, for the call path: {@code Method.equals} compares
-     * parameter types, and that showed in profiles. Copied on write; written once per method.
+     * The same answers by the identity of the method and of the called object's class, for the call
+     * path: {@code Method.equals} compares parameter types, and that showed in profiles. Copied on
+     * write; written once per method and class.
      */
-    private volatile Map<Method, Resolved> byIdentity = new IdentityHashMap<>();
+    private volatile Map<Method, Resolved[]> byIdentity = new IdentityHashMap<>();
 
     /** The class that first used each default name ({@code SimpleClassName.method}). */
     private final ConcurrentMap<String, String> defaultNameOwners = new ConcurrentHashMap<>();
@@ -101,14 +103,35 @@ public final class RateLimitedOperationSource {
      * @throws InvalidLimiterConfigurationException if its annotations cannot work
      */
     public RateLimitedOperation operationFor(Method method, Class<?> targetClass) {
-        Resolved known = this.byIdentity.get(method);
-        if (known != null && known.targetClass() == targetClass) {
-            return known.operation();
+        return resolveCached(method, targetClass);
+    }
+
+    /**
+     * The operation of one call, by the identity of the method and of the called object's class:
+     * the call path's look-up.
+     * @param method the method called
+     * @param target the object called, or null
+     * @return the operation, or null if the method is not rate-limited
+     * @throws InvalidLimiterConfigurationException if its annotations cannot work
+     */
+    public RateLimitedOperation operationOfCall(Method method, Object target) {
+        Class<?> runtimeClass = (target != null) ? target.getClass() : null;
+        Resolved[] known = this.byIdentity.get(method);
+        if (known != null) {
+            for (Resolved resolved : known) {
+                if (resolved.runtimeClass() == runtimeClass) {
+                    return resolved.operation();
+                }
+            }
         }
-        RateLimitedOperation operation = resolveCached(method, targetClass);
+        RateLimitedOperation operation = resolveCached(method,
+                (target != null) ? AopUtils.getTargetClass(target) : null);
         synchronized (this) {
-            Map<Method, Resolved> updated = new IdentityHashMap<>(this.byIdentity);
-            updated.put(method, new Resolved(targetClass, operation));
+            Map<Method, Resolved[]> updated = new IdentityHashMap<>(this.byIdentity);
+            Resolved[] previous = updated.getOrDefault(method, new Resolved[0]);
+            Resolved[] extended = Arrays.copyOf(previous, previous.length + 1);
+            extended[previous.length] = new Resolved(runtimeClass, operation);
+            updated.put(method, extended);
             this.byIdentity = updated;
         }
         return operation;
@@ -266,17 +289,19 @@ public final class RateLimitedOperationSource {
         Map<String, Integer> index = new HashMap<>();
         String[] names = this.parameterNames.getParameterNames(method);
         for (int i = 0; i < method.getParameterCount(); i++) {
-            index.put("p" + i, i);
-            index.put("a" + i, i);
+            // Interned: a compiled expression asks for its variables by constant names, so the
+            // look-up's equals() stops at identity.
+            index.put(("p" + i).intern(), i);
+            index.put(("a" + i).intern(), i);
             if (names != null) {
-                index.putIfAbsent(names[i], i);
+                index.putIfAbsent(names[i].intern(), i);
             }
         }
         return index;
     }
 
-    /** A method's operation, for one target class. */
-    private record Resolved(Class<?> targetClass, RateLimitedOperation operation) {
+    /** A method's operation, for objects of one class. */
+    private record Resolved(Class<?> runtimeClass, RateLimitedOperation operation) {
     }
 
     /** A method as start-up errors name it: {@code com.example.Orders.place(String, int)}. */

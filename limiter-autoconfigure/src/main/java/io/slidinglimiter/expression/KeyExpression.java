@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 
@@ -58,13 +59,22 @@ public final class KeyExpression {
         return key;
     }
 
+    /** A String as it is (no look-up of a converter on the call path); other values converted as SpEL would. */
+    private static String asString(Object value, EvaluationContext context) {
+        if (value == null || value instanceof String) {
+            return (String) value;
+        }
+        return (String) context.getTypeConverter().convertValue(value, TypeDescriptor.forObject(value),
+                TypeDescriptor.valueOf(String.class));
+    }
+
     /** The key, or null when the expression yields null or blank, or fails (logged once). */
     private String evaluate(EvaluationContext context) {
         if (this.expression == null) {
             return SHARED_KEY;
         }
         try {
-            String key = this.expression.getValue(context, String.class);
+            String key = asString(this.expression.getValue(context), context);
             return (key == null || key.isBlank()) ? null : key;
         }
         catch (RuntimeException ex) {
