@@ -1,0 +1,60 @@
+-- The common decision, straight through: one sliding-window-counter limit, acquired. No function
+-- or table is built beyond the reply, and the fewest commands run: TIME, HMGET, then the writes.
+-- Runs first in the joined script (RedisScripts). Anything else (a clock that stepped back, a
+-- rejection that needs the older slots, several limits, the sliding log, a peek, a refund or a
+-- reset) falls through to decide.lua, which reads the key afresh and has written nothing by then.
+-- Its answers are those decide.lua gives for the same state, and it leaves the same hash behind.
+if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
+  local key = KEYS[1]
+  local now = tonumber(ARGV[2])
+  if not now then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
+  local window, slots, limit, cost = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+  local slot_ms = window / slots
+  local slot = math.floor(now / slot_ms)
+  local index = slot % slots
+  local geometry = slots .. ':' .. slot_ms
+  local expiry = math.min((slot + slots) * slot_ms - now, window)
+  local fields = redis.pcall('HMGET', key, 'g', 's', 't', index)
+  local newest = not fields.err and fields[1] == geometry and tonumber(fields[2])
+  if newest == slot then
+    -- Still the newest slot: the key's TTL was set when it began, and permits added now expire with it.
+    local total, count = tonumber(fields[3]) or 0, tonumber(fields[4]) or 0
+    if total + cost <= limit then
+      total = total + cost
+      redis.call('HSET', key, 't', total, index, count + cost)
+      return { 1, now, 1, limit - total, 0, expiry }
+    end
+    if total == count then
+      -- Every permit counted is in the newest slot: it is the one that frees them.
+      return { 0, now, 0, math.max(0, limit - total), expiry, expiry }
+    end
+  elseif not newest or slot - newest >= slots then
+    -- No counter, another geometry or type, or nothing left in the window: start afresh.
+    if fields.err or fields[1] then
+      redis.call('DEL', key)
+    end
+    redis.call('HSET', key, 'g', geometry, 's', slot, 't', cost, index, cost)
+    redis.call('PEXPIRE', key, window + 1000)
+    return { 1, now, 1, limit - cost, 0, expiry }
+  elseif slot > newest then
+    -- Later slots: the ones being reused leave the window, all in one read and one delete.
+    local leaving = {}
+    for s = newest + 1, slot do
+      leaving[#leaving + 1] = s % slots
+    end
+    local counts = redis.call('HMGET', key, unpack(leaving))
+    local total = tonumber(fields[3]) or 0
+    for i = 1, #counts do
+      total = total - (tonumber(counts[i]) or 0)
+    end
+    if total + cost <= limit then
+      redis.call('HDEL', key, unpack(leaving))
+      redis.call('HSET', key, 's', slot, 't', total + cost, index, cost)
+      redis.call('PEXPIRE', key, window + 1000)
+      return { 1, now, 1, limit - total - cost, 0, expiry }
+    end
+  end
+end
