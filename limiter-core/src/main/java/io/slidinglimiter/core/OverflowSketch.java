@@ -24,8 +24,6 @@ public final class OverflowSketch {
 
     private static final int MAX_WIDTH = 1_024;
 
-    private final long lockOrder = WindowCounter.nextLockOrder();
-
     private final LimitDefinition geometry;
 
     private final long cellWindowMillis;
@@ -33,6 +31,8 @@ public final class OverflowSketch {
     private final int cellSlots;
 
     private final int width;
+
+    private final SlidingWindowCounter.Geometry cellGeometry;
 
     private final long[] seeds = new long[ROWS];
 
@@ -56,6 +56,7 @@ public final class OverflowSketch {
         }
         this.width = Math.max(1, Math.min(MAX_WIDTH, MAX_CELL_SLOTS / (ROWS * this.cellSlots)));
         this.cells = new SlidingWindowCounter[ROWS * this.width];
+        this.cellGeometry = new SlidingWindowCounter.Geometry(this.cellWindowMillis, this.cellSlots);
         SplittableRandom random = new SplittableRandom();
         for (int row = 0; row < ROWS; row++) {
             this.seeds[row] = random.nextLong();
@@ -110,10 +111,6 @@ public final class OverflowSketch {
                 && definition.window().equals(this.geometry.window()));
     }
 
-    long lockOrder() {
-        return this.lockOrder;
-    }
-
     long windowMillis() {
         return this.geometry.windowMillis();
     }
@@ -122,7 +119,7 @@ public final class OverflowSketch {
     SlidingWindowCounter cell(int index, long nowMillis) {
         SlidingWindowCounter cell = this.cells[index];
         if (cell == null) {
-            cell = new SlidingWindowCounter(this.cellWindowMillis, this.cellSlots, nowMillis);
+            cell = new SlidingWindowCounter(this.cellGeometry, nowMillis);
             this.cells[index] = cell;
         }
         return cell;

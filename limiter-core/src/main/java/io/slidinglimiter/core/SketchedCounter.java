@@ -17,7 +17,6 @@ final class SketchedCounter extends WindowCounter {
     private final SlidingWindowCounter[] cells;
 
     SketchedCounter(OverflowSketch sketch, int[] indices, BooleanSupplier superseded) {
-        super(sketch.lockOrder());
         this.sketch = sketch;
         this.indices = indices;
         this.superseded = superseded;

@@ -38,9 +38,7 @@ public final class SlidingWindowCounter extends WindowCounter {
     /** The epoch of a retired counter: sealed for ever. */
     private static final Epoch RETIRED_EPOCH = new Epoch(Long.MIN_VALUE, 0, 0, -1);
 
-    private final int slots;
-
-    private final long slotMillis;
+    private final Geometry geometry;
 
     /**
      * The counts of the {@code N - 1} slots before the newest, slot {@code s} at {@code s mod (N - 1)};
@@ -57,23 +55,30 @@ public final class SlidingWindowCounter extends WindowCounter {
      * @param nowMillis the current time
      */
     public SlidingWindowCounter(long windowMillis, int subWindows, long nowMillis) {
-        LimitDefinition.checkGeometry("Counter", windowMillis, subWindows);
-        this.slots = subWindows;
-        this.slotMillis = windowMillis / subWindows;
-        this.older = new long[subWindows - 1];
-        long slot = Math.floorDiv(nowMillis, this.slotMillis);
-        this.epoch = new Epoch((slot + 1) * this.slotMillis, 0, oldestIndex(slot), 0);
+        this(new Geometry(windowMillis, subWindows), nowMillis);
+    }
+
+    /**
+     * Creates an empty counter of a shape shared with others: one limit's counters share one.
+     * @param geometry the window and its slots
+     * @param nowMillis the current time
+     */
+    SlidingWindowCounter(Geometry geometry, long nowMillis) {
+        this.geometry = geometry;
+        this.older = new long[geometry.slots - 1];
+        long slot = Math.floorDiv(nowMillis, geometry.slotMillis);
+        this.epoch = new Epoch((slot + 1) * geometry.slotMillis, 0, oldestIndex(slot), 0);
     }
 
     @Override
     public long windowMillis() {
-        return this.slotMillis * this.slots;
+        return this.geometry.windowMillis;
     }
 
     @Override
     public boolean countsFor(LimitDefinition definition) {
         return definition.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER
-                && definition.windowMillis() == windowMillis() && definition.subWindows() == this.slots;
+                && definition.windowMillis() == windowMillis() && definition.subWindows() == this.geometry.slots;
     }
 
     @Override
@@ -162,14 +167,14 @@ public final class SlidingWindowCounter extends WindowCounter {
             // Still the newest slot, or an older time, which counts in it.
             return;
         }
-        long steps = (nowMillis - epoch.nextSlotStartMillis) / this.slotMillis + 1;
+        long steps = (nowMillis - epoch.nextSlotStartMillis) / this.geometry.slotMillis + 1;
         long current = epoch.count();
-        if (steps >= this.slots) {
+        if (steps >= this.geometry.slots) {
             Arrays.fill(this.older, 0);
-            long slot = Math.floorDiv(nowMillis, this.slotMillis);
+            long slot = Math.floorDiv(nowMillis, this.geometry.slotMillis);
             epoch.older = 0;
             epoch.oldestIndex = oldestIndex(slot);
-            epoch.nextSlotStartMillis = (slot + 1) * this.slotMillis;
+            epoch.nextSlotStartMillis = (slot + 1) * this.geometry.slotMillis;
             epoch.setSealedCount(0);
             return;
         }
@@ -186,7 +191,7 @@ public final class SlidingWindowCounter extends WindowCounter {
         }
         epoch.older = older;
         epoch.oldestIndex = index;
-        epoch.nextSlotStartMillis += steps * this.slotMillis;
+        epoch.nextSlotStartMillis += steps * this.geometry.slotMillis;
         epoch.setSealedCount(current);
     }
 
@@ -233,7 +238,7 @@ public final class SlidingWindowCounter extends WindowCounter {
             if (freed >= excess) {
                 return expiry - nowMillis;
             }
-            expiry += this.slotMillis;
+            expiry += this.geometry.slotMillis;
             index = (index + 1 == this.older.length) ? 0 : index + 1;
         }
         // The newest slot: reached when it holds the permits needed (callers refuse cost > limit).
@@ -249,12 +254,12 @@ public final class SlidingWindowCounter extends WindowCounter {
     @Override
     void remove(long acquiredAtMillis, long cost) {
         Epoch epoch = this.epoch;
-        long newest = epoch.nextSlotStartMillis / this.slotMillis - 1;
-        long slot = Math.floorDiv(acquiredAtMillis, this.slotMillis);
+        long newest = epoch.nextSlotStartMillis / this.geometry.slotMillis - 1;
+        long slot = Math.floorDiv(acquiredAtMillis, this.geometry.slotMillis);
         if (slot == newest) {
             epoch.setSealedCount(epoch.count() - Math.min(cost, epoch.count()));
         }
-        else if (slot < newest && slot > newest - this.slots) {
+        else if (slot < newest && slot > newest - this.geometry.slots) {
             int index = (int) Math.floorMod(slot, (long) this.older.length);
             long taken = Math.min(cost, this.older[index]);
             this.older[index] -= taken;
@@ -280,7 +285,7 @@ public final class SlidingWindowCounter extends WindowCounter {
         int index = epoch.oldestIndex;
         for (int i = 0; i < this.older.length; i++) {
             index = (index == 0) ? this.older.length - 1 : index - 1;
-            expiry -= this.slotMillis;
+            expiry -= this.geometry.slotMillis;
             if (this.older[index] != 0) {
                 return expiry - nowMillis;
             }
@@ -298,12 +303,30 @@ public final class SlidingWindowCounter extends WindowCounter {
 
     /** When the newest slot's permits leave the window: its start plus the window. */
     private long newestExpiry(Epoch epoch) {
-        return epoch.nextSlotStartMillis + windowMillis() - this.slotMillis;
+        return epoch.nextSlotStartMillis + windowMillis() - this.geometry.slotMillis;
     }
 
     /** Where the oldest slot still in the window sits in the ring when {@code newestSlot} is the newest. */
     private int oldestIndex(long newestSlot) {
         return (this.older.length == 0) ? 0 : (int) Math.floorMod(newestSlot, (long) this.older.length);
+    }
+
+    /** A window of {@code slots} slots of {@code slotMillis}: the shape of counters, shared by a limit's. */
+    static final class Geometry {
+
+        final long windowMillis;
+
+        final int slots;
+
+        final long slotMillis;
+
+        Geometry(long windowMillis, int slots) {
+            LimitDefinition.checkGeometry("Counter", windowMillis, slots);
+            this.windowMillis = windowMillis;
+            this.slots = slots;
+            this.slotMillis = windowMillis / slots;
+        }
+
     }
 
     /**

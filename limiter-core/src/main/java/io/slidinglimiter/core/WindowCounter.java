@@ -2,8 +2,9 @@ package io.slidinglimiter.core;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 import io.slidinglimiter.Decision;
@@ -31,26 +32,11 @@ import io.slidinglimiter.Decision;
  */
 public abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, SketchedCounter {
 
-    private static final AtomicLong LOCK_ORDER = new AtomicLong();
+    /** Taken first by an all-or-nothing decision whose monitors do not all have distinct identity hashes. */
+    private static final Object TIE_BREAKER = new Object();
 
     /** What {@link #acquire} returns for a retired counter. */
     public static final long RETIRED = Long.MIN_VALUE;
-
-    /** Several counters are always locked in this order, so that all-or-nothing decisions cannot deadlock. */
-    private final long lockOrder;
-
-    WindowCounter() {
-        this.lockOrder = nextLockOrder();
-    }
-
-    /** For counters that share another object's monitor. */
-    WindowCounter(long lockOrder) {
-        this.lockOrder = lockOrder;
-    }
-
-    static long nextLockOrder() {
-        return LOCK_ORDER.getAndIncrement();
-    }
 
     /**
      * Creates an empty counter for a definition.
@@ -59,10 +45,23 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @return a sliding window counter or a sliding log, as the definition says
      */
     public static WindowCounter create(LimitDefinition definition, long nowMillis) {
+        return factory(definition).apply(nowMillis);
+    }
+
+    /**
+     * Creates empty counters for a definition that share what they can (the window's shape): for a
+     * store that holds many counters of one limit.
+     * @param definition the limit's definition
+     * @return a function from the current time to a new counter
+     */
+    public static LongFunction<WindowCounter> factory(LimitDefinition definition) {
         return switch (definition.algorithm()) {
-            case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter(definition.windowMillis(),
-                    definition.subWindows(), nowMillis);
-            case SLIDING_LOG -> new SlidingLog(definition.windowMillis());
+            case SLIDING_WINDOW_COUNTER -> {
+                SlidingWindowCounter.Geometry geometry = new SlidingWindowCounter.Geometry(definition.windowMillis(),
+                        definition.subWindows());
+                yield (nowMillis) -> new SlidingWindowCounter(geometry, nowMillis);
+            }
+            case SLIDING_LOG -> (nowMillis) -> new SlidingLog(definition.windowMillis());
         };
     }
 
@@ -227,9 +226,26 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
                 }
             }
         }
+        // Monitors are taken in the order of their identity hashes, so that two decisions cannot each
+        // hold a monitor the other waits for. Distinct monitors with equal hashes have no order: a
+        // decision that meets some takes the tie-breaker first, so two such decisions never overlap.
         WindowCounter[] lockOrder = counters.clone();
-        Arrays.sort(lockOrder, (a, b) -> Long.compare(a.lockOrder, b.lockOrder));
-        return lockedInOrder(lockOrder, 0, () -> decideLocked(nowMillis, counters, costs, limits));
+        Arrays.sort(lockOrder, Comparator.comparingInt((WindowCounter counter) -> identityOf(counter.monitor())));
+        Supplier<Decisions> decide = () -> decideLocked(nowMillis, counters, costs, limits);
+        for (int i = 1; i < count; i++) {
+            Object previous = lockOrder[i - 1].monitor();
+            Object next = lockOrder[i].monitor();
+            if (previous != next && identityOf(previous) == identityOf(next)) {
+                synchronized (TIE_BREAKER) {
+                    return lockedInOrder(lockOrder, 0, decide);
+                }
+            }
+        }
+        return lockedInOrder(lockOrder, 0, decide);
+    }
+
+    private static int identityOf(Object monitor) {
+        return System.identityHashCode(monitor);
     }
 
     /** Runs {@code body} holding the monitors of {@code order} from {@code next} on, taken in order. */

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Algorithm;
@@ -226,7 +227,7 @@ public class LocalBackend implements RateLimitBackend {
         }
         long weight = counters.weightOf(key);
         if (reserve(weight, nowMillis)) {
-            WindowCounter created = counters.createIfSketchIsEmpty(key, limit, nowMillis);
+            WindowCounter created = counters.createIfSketchIsEmpty(key, nowMillis);
             if (created != null) {
                 return created;
             }
@@ -321,16 +322,16 @@ public class LocalBackend implements RateLimitBackend {
         /** A key's cost beyond its characters: the String object and its array header. */
         private static final long KEY_OVERHEAD_BYTES = 40;
 
-        private final LimitDefinition geometry;
-
         private final Map<String, WindowCounter> counters = new ConcurrentHashMap<>();
 
         private final OverflowSketch sketch;
 
+        private final LongFunction<WindowCounter> factory;
+
         private final long counterBytes;
 
         LimitCounters(LimitDefinition geometry) {
-            this.geometry = geometry;
+            this.factory = WindowCounter.factory(geometry);
             this.sketch = new OverflowSketch(geometry);
             this.counterBytes = COUNTER_OVERHEAD_BYTES + arrayBytes(geometry);
         }
@@ -352,10 +353,10 @@ public class LocalBackend implements RateLimitBackend {
          * would forget them) or another thread created one first.
          * @return the counter this call created, or null
          */
-        WindowCounter createIfSketchIsEmpty(String key, LimitDefinition limit, long nowMillis) {
+        WindowCounter createIfSketchIsEmpty(String key, long nowMillis) {
             WindowCounter[] created = new WindowCounter[1];
             this.sketch.whenEmptyFor(key, nowMillis, () -> this.counters.computeIfAbsent(key,
-                    (ignored) -> created[0] = WindowCounter.create(limit, nowMillis)));
+                    (ignored) -> created[0] = this.factory.apply(nowMillis)));
             return created[0];
         }
 

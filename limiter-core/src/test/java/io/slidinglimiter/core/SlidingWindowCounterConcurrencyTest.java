@@ -1,8 +1,11 @@
 package io.slidinglimiter.core;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import io.slidinglimiter.Decision;
 
@@ -60,6 +63,35 @@ class SlidingWindowCounterConcurrencyTest {
             assertThat(counter.peek(T0 + 1099, LIMIT).remaining()).as("round %d", round).isLessThan(LIMIT);
             assertThat(counter.peek(T0 + 1100, LIMIT).remaining()).as("round %d", round).isEqualTo(LIMIT);
         }
+    }
+
+    /**
+     * Two counters whose monitors have the same identity hash have no lock order of their own:
+     * decisions that name them in opposite orders must neither deadlock nor lose exactness.
+     */
+    @Test
+    @Timeout(60)
+    void countersWithEqualIdentityHashesAreDecidedTogetherWithoutDeadlock() throws Exception {
+        Map<Integer, SlidingWindowCounter> byHash = new HashMap<>();
+        SlidingWindowCounter first;
+        SlidingWindowCounter second;
+        while (true) {
+            SlidingWindowCounter counter = new SlidingWindowCounter(1000, 1, T0);
+            SlidingWindowCounter earlier = byHash.putIfAbsent(System.identityHashCode(counter), counter);
+            if (earlier != null) {
+                first = earlier;
+                second = counter;
+                break;
+            }
+        }
+        WindowCounter[] forwards = { first, second };
+        WindowCounter[] backwards = { second, first };
+        ConcurrentCalls calls = ConcurrentCalls.run(THREADS, 2_000, (thread, i) -> WindowCounter.tryAcquireAll(T0,
+                (thread % 2 == 0) ? forwards : backwards, new long[] { 1, 1 }, new long[] { LIMIT, LIMIT })
+                .decisions().get(0));
+        assertThat(calls.admitted()).hasValue((int) LIMIT);
+        assertThat(first.used()).isEqualTo(LIMIT);
+        assertThat(second.used()).isEqualTo(LIMIT);
     }
 
     /** One call, by the path of the thread's number. */
