@@ -27,11 +27,25 @@ public final class CounterKeys {
      * @return the key itself, or its digest form when it is long or looks like a digest
      */
     public static String bounded(String key) {
+        return (fits(key) && !key.startsWith(DIGEST_PREFIX)) ? key : digest(key);
+    }
+
+    /**
+     * Whether a key is short enough to be stored as it is.
+     * @param key a counter key
+     * @return whether it has at most {@value #MAX_KEY_BYTES} UTF-8 bytes
+     */
+    public static boolean fits(String key) {
         // A char is at most 3 UTF-8 bytes, so short strings need no encoding to know they fit.
-        if ((key.length() * 3 <= MAX_KEY_BYTES || key.getBytes(StandardCharsets.UTF_8).length <= MAX_KEY_BYTES)
-                && !key.startsWith(DIGEST_PREFIX)) {
-            return key;
-        }
+        return key.length() * 3 <= MAX_KEY_BYTES || key.getBytes(StandardCharsets.UTF_8).length <= MAX_KEY_BYTES;
+    }
+
+    /**
+     * The digest form of a key: {@code sha256:} and the URL-safe Base64 of its SHA-256 digest.
+     * @param key a counter key
+     * @return its digest form, 50 characters
+     */
+    public static String digest(String key) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
             return DIGEST_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);

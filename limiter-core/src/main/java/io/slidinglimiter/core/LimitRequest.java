@@ -31,6 +31,17 @@ public record LimitRequest(LimitDefinition limit, String key, long cost) {
             throw new IllegalArgumentException("Limit '" + limit.name() + "': the key must not be "
                     + ((key == null) ? "null" : "empty or blank"));
         }
+        checkCost(limit, cost);
+    }
+
+    /**
+     * Checks a cost against its limit.
+     * @param limit the limit's definition, not null
+     * @param cost the permits to take
+     * @throws InvalidCostException for a cost outside 1..limit
+     */
+    public static void checkCost(LimitDefinition limit, long cost) {
+        Objects.requireNonNull(limit, "limit must not be null");
         if (cost < 1 || cost > limit.limit()) {
             throw new InvalidCostException("The cost of limit '" + limit.name() + "' was " + cost
                     + "; it must be between 1 and " + limit.limit());

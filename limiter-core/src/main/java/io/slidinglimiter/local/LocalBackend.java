@@ -115,11 +115,10 @@ public class LocalBackend implements RateLimitBackend {
 
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
-        LimitRequest.check(limit, key, cost);
+        LimitRequest.checkCost(limit, cost);
         long nowMillis = this.timeSource.currentTimeMillis();
-        String storedKey = CounterKeys.bounded(key);
         while (true) {
-            Decision decision = counterFor(limit, storedKey, nowMillis).tryAcquire(nowMillis, cost, limit.limit());
+            Decision decision = counterFor(limit, key, nowMillis).tryAcquire(nowMillis, cost, limit.limit());
             if (decision != null) {
                 return decision;
             }
@@ -133,19 +132,17 @@ public class LocalBackend implements RateLimitBackend {
         }
         long nowMillis = this.timeSource.currentTimeMillis();
         int count = requests.size();
-        String[] keys = new String[count];
         long[] costs = new long[count];
         long[] limits = new long[count];
         for (int i = 0; i < count; i++) {
             LimitRequest request = requests.get(i);
-            keys[i] = CounterKeys.bounded(request.key());
             costs[i] = request.cost();
             limits[i] = request.limit().limit();
         }
         WindowCounter[] counters = new WindowCounter[count];
         while (true) {
             for (int i = 0; i < count; i++) {
-                counters[i] = counterFor(requests.get(i).limit(), keys[i], nowMillis);
+                counters[i] = counterFor(requests.get(i).limit(), requests.get(i).key(), nowMillis);
             }
             Decisions decisions = WindowCounter.tryAcquireAll(nowMillis, counters, costs, limits);
             if (decisions != null) {
@@ -158,7 +155,7 @@ public class LocalBackend implements RateLimitBackend {
     public void refund(List<LimitRequest> requests, Decisions taken) {
         long nowMillis = this.timeSource.currentTimeMillis();
         for (LimitRequest request : requests) {
-            counterFor(request.limit(), CounterKeys.bounded(request.key()), nowMillis)
+            counterFor(request.limit(), request.key(), nowMillis)
                     .refund(nowMillis, taken.decidedAtMillis(), request.cost());
         }
     }
@@ -167,15 +164,15 @@ public class LocalBackend implements RateLimitBackend {
     public Decision peek(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
         long nowMillis = this.timeSource.currentTimeMillis();
-        String storedKey = CounterKeys.bounded(key);
         LimitCounters counters = this.limits.get(limit.name());
         if (counters == null || !counters.countsFor(limit)) {
             return new Decision(true, limit.limit(), limit.limit(), 0, 0);
         }
-        WindowCounter counter = counters.get(storedKey);
+        StoredKey stored = StoredKey.of(counters, key);
+        WindowCounter counter = stored.map().get(stored.key());
         Decision decision = (counter != null) ? counter.peek(nowMillis, limit.limit()) : null;
         return (decision != null) ? decision
-                : counters.sketch.counterFor(storedKey, () -> false).peek(nowMillis, limit.limit());
+                : counters.sketch.counterFor(stored.key(), () -> false).peek(nowMillis, limit.limit());
     }
 
     /**
@@ -188,7 +185,8 @@ public class LocalBackend implements RateLimitBackend {
     public void reset(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
         LimitCounters counters = this.limits.get(limit.name());
-        WindowCounter counter = (counters != null) ? counters.get(CounterKeys.bounded(key)) : null;
+        StoredKey stored = (counters != null) ? StoredKey.of(counters, key) : null;
+        WindowCounter counter = (stored != null) ? stored.map().get(stored.key()) : null;
         if (counter != null) {
             counter.reset();
         }
@@ -221,24 +219,32 @@ public class LocalBackend implements RateLimitBackend {
 
     private WindowCounter counterFor(LimitDefinition limit, String key, long nowMillis) {
         LimitCounters counters = countersOf(limit);
-        WindowCounter counter = counters.get(key);
+        // Keys are stored as they are, or by digest in a map of their own: a key found here is one
+        // that was checked and stored as it is, so nothing of it needs reading again.
+        WindowCounter counter = (key != null) ? counters.counters.get(key) : null;
         if (counter != null) {
             return counter;
         }
-        long weight = counters.weightOf(key);
+        LimitRequest.check(limit, key, 1);
+        StoredKey stored = StoredKey.of(counters, key);
+        counter = stored.map().get(stored.key());
+        if (counter != null) {
+            return counter;
+        }
+        long weight = counters.weightOf(stored.key());
         if (reserve(weight, nowMillis)) {
-            WindowCounter created = counters.createIfSketchIsEmpty(key, nowMillis);
+            WindowCounter created = counters.createIfSketchIsEmpty(stored, nowMillis);
             if (created != null) {
                 return created;
             }
             release(weight);
-            WindowCounter raced = counters.get(key);
+            WindowCounter raced = stored.map().get(stored.key());
             if (raced != null) {
                 return raced;
             }
         }
         this.overflowDecisions.increment();
-        return counters.sketch.counterFor(key, () -> counters.get(key) != null);
+        return counters.sketch.counterFor(stored.key(), () -> stored.map().get(stored.key()) != null);
     }
 
     private LimitCounters countersOf(LimitDefinition limit) {
@@ -252,6 +258,7 @@ public class LocalBackend implements RateLimitBackend {
             }
             if (existing != null) {
                 existing.counters.forEach((key, counter) -> release(existing.weightOf(key)));
+                existing.digests.forEach((key, counter) -> release(existing.weightOf(key)));
             }
             return new LimitCounters(limit);
         });
@@ -301,11 +308,13 @@ public class LocalBackend implements RateLimitBackend {
             this.nextIdleSweepMillis = nowMillis + IDLE_SWEEP_MILLIS;
             this.nextFullSweepMillis = nowMillis + FULL_SWEEP_MILLIS;
             for (LimitCounters counters : this.limits.values()) {
-                counters.counters.forEach((key, counter) -> {
-                    if (counter.retireIfEmpty(nowMillis) && counters.counters.remove(key, counter)) {
-                        release(counters.weightOf(key));
-                    }
-                });
+                for (Map<String, WindowCounter> map : List.of(counters.counters, counters.digests)) {
+                    map.forEach((key, counter) -> {
+                        if (counter.retireIfEmpty(nowMillis) && map.remove(key, counter)) {
+                            release(counters.weightOf(key));
+                        }
+                    });
+                }
             }
         }
         finally {
@@ -322,7 +331,11 @@ public class LocalBackend implements RateLimitBackend {
         /** A key's cost beyond its characters: the String object and its array header. */
         private static final long KEY_OVERHEAD_BYTES = 40;
 
+        /** Counters by key, for keys of at most {@value CounterKeys#MAX_KEY_BYTES} UTF-8 bytes. */
         private final Map<String, WindowCounter> counters = new ConcurrentHashMap<>();
+
+        /** Counters of longer keys, by {@linkplain CounterKeys#digest(String) digest}. */
+        private final Map<String, WindowCounter> digests = new ConcurrentHashMap<>();
 
         private final OverflowSketch sketch;
 
@@ -340,10 +353,6 @@ public class LocalBackend implements RateLimitBackend {
             return this.sketch.countsFor(definition);
         }
 
-        WindowCounter get(String key) {
-            return this.counters.get(key);
-        }
-
         long weightOf(String key) {
             return this.counterBytes + KEY_OVERHEAD_BYTES + 2L * key.length();
         }
@@ -353,9 +362,9 @@ public class LocalBackend implements RateLimitBackend {
          * would forget them) or another thread created one first.
          * @return the counter this call created, or null
          */
-        WindowCounter createIfSketchIsEmpty(String key, long nowMillis) {
+        WindowCounter createIfSketchIsEmpty(StoredKey stored, long nowMillis) {
             WindowCounter[] created = new WindowCounter[1];
-            this.sketch.whenEmptyFor(key, nowMillis, () -> this.counters.computeIfAbsent(key,
+            this.sketch.whenEmptyFor(stored.key(), nowMillis, () -> stored.map().computeIfAbsent(stored.key(),
                     (ignored) -> created[0] = this.factory.apply(nowMillis)));
             return created[0];
         }
@@ -368,6 +377,16 @@ public class LocalBackend implements RateLimitBackend {
             long entries = Math.max(8, Long.highestOneBit(Math.max(1, Math.min(geometry.limit(),
                     geometry.windowMillis())) * 2 - 1));
             return 2 * (16 + 8 * entries);
+        }
+
+    }
+
+    /** Where a key's counter is kept: the key itself in the map of short keys, or its digest in the other. */
+    private record StoredKey(Map<String, WindowCounter> map, String key) {
+
+        static StoredKey of(LimitCounters counters, String key) {
+            return CounterKeys.fits(key) ? new StoredKey(counters.counters, key)
+                    : new StoredKey(counters.digests, CounterKeys.digest(key));
         }
 
     }

@@ -164,6 +164,11 @@ class LocalBackendMemoryTest {
         assertThat(backend.tryAcquire(limit, longKey + "!", 1).allowed()).isTrue();
         assertThat(backend.tryAcquire(limit, CounterKeys.bounded(longKey), 1).allowed())
                 .as("a short key cannot pose as a long key's digest").isTrue();
+        String otherLongKey = "o".repeat(300);
+        assertThat(backend.tryAcquire(limit, CounterKeys.bounded(otherLongKey), 1).allowed()).isTrue();
+        assertThat(backend.tryAcquire(limit, otherLongKey, 1).allowed())
+                .as("nor the other way round, when the short key came first").isTrue();
+        assertThat(backend.tryAcquire(limit, otherLongKey, 1).allowed()).isFalse();
     }
 
 }
