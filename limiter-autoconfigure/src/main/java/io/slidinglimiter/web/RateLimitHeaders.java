@@ -2,6 +2,8 @@ package io.slidinglimiter.web;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -26,16 +28,19 @@ final class RateLimitHeaders {
 
     static final String RATE_LIMIT = "RateLimit";
 
+    /** Each limit's name as a Structured Field string, made once: names are few and fixed. */
+    private static final Map<String, String> ITEMS = new ConcurrentHashMap<>();
+
     private RateLimitHeaders() {
     }
 
     static void write(HttpServletResponse response, List<LimitDefinition> limits, List<Decision> decisions) {
-        StringBuilder policy = new StringBuilder();
-        StringBuilder rateLimit = new StringBuilder();
+        StringBuilder policy = new StringBuilder(32 * limits.size());
+        StringBuilder rateLimit = new StringBuilder(32 * limits.size());
         for (int i = 0; i < limits.size(); i++) {
             LimitDefinition limit = limits.get(i);
             Decision decision = decisions.get(i);
-            String item = sfString(limit.name());
+            String item = ITEMS.computeIfAbsent(limit.name(), RateLimitHeaders::sfString);
             String separator = (i > 0) ? ", " : "";
             policy.append(separator).append(item).append(";q=").append(decision.limit()).append(";w=")
                     .append(seconds(limit.window()));
