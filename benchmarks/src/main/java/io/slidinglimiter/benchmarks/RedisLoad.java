@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
@@ -37,8 +38,9 @@ import io.slidinglimiter.redis.RedisServer;
 
 /**
  * Decisions per second and latency of our Redis backend from one JVM, beside, on the same server
- * and keys: a bare Lettuce EVALSHA of a one-line HINCRBY script (the client's own ceiling) and
- * Bucket4j's Lettuce proxy manager. Starts its own redis-server (the one on PATH, else the binary
+ * and keys: a bare Lettuce EVALSHA of our script with fixed arguments (what our Java layers add
+ * shows against it), a bare Lettuce EVALSHA of a one-line HINCRBY script (the client's own
+ * ceiling) and Bucket4j's Lettuce proxy manager. Starts its own redis-server (the one on PATH, else the binary
  * inside embedded-redis) on a free port.
  * <pre>
  * java -cp ... io.slidinglimiter.benchmarks.RedisLoad [seconds per run, default 5]
@@ -95,11 +97,23 @@ public final class RedisLoad {
                 bucketKeys[i] = ("bucket4j:" + i).getBytes(StandardCharsets.UTF_8);
             }
 
+            String decideSha = connection.sync().scriptLoad(RedisScripts.DECIDE.source().getBytes(StandardCharsets.UTF_8));
+            byte[][] decideArgs = Stream.of("acquire", "", "", "0", "1000", "10", "1000000000", "1")
+                    .map((arg) -> arg.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+            byte[][] bareKeys = new byte[KEYS][];
+            for (int i = 0; i < KEYS; i++) {
+                bareKeys[i] = ("bare:{client-" + i + "}:bench").getBytes(StandardCharsets.UTF_8);
+            }
+
             System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s%n", "driver", "threads",
                     "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op");
             for (int threads : THREADS) {
                 run("ours (RedisBackend)", threads, seconds, server,
                         (key) -> ours.tryAcquire(limit, keys[key], 1).allowed());
+                run("lettuce EVALSHA ours", threads, seconds, server, (key) -> async
+                        .<List<Long>>evalsha(decideSha, ScriptOutputType.MULTI, new byte[][] { bareKeys[key] },
+                                decideArgs)
+                        .get(5, TimeUnit.SECONDS).get(0) == 1);
                 run("lettuce EVALSHA", threads, seconds, server, (key) -> async
                         .<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, new byte[][] { rawKeys[key] })
                         .get(5, TimeUnit.SECONDS) > 0);
