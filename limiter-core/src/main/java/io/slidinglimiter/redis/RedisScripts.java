@@ -9,15 +9,15 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The limiter's Lua: the common decision's straight path, the two algorithms' files and the driver
- * that decides with them, joined into one script so that a decision over any mix of limits is one
+ * The limiter's Lua: the decision's time, the common decision's straight path, the two algorithms'
+ * files and the driver that decides with them, joined into one script so that a decision over any mix of limits is one
  * {@code EVALSHA}.
  */
 public final class RedisScripts {
 
     /** The script every decision runs. */
-    public static final RedisScripts DECIDE = new RedisScripts("fast-path.lua", "sliding-window-counter.lua",
-            "sliding-log.lua", "decide.lua");
+    public static final RedisScripts DECIDE = new RedisScripts("now.lua", "fast-path.lua",
+            "sliding-window-counter.lua", "sliding-log.lua", "decide.lua");
 
     private final String source;
 

@@ -1,5 +1,6 @@
--- Decides, all or nothing, one call's limits; run after sliding-window-counter.lua and
--- sliding-log.lua in one script (RedisScripts joins them), so a call is one EVALSHA.
+-- Decides, all or nothing, one call's limits; run after now.lua, fast-path.lua (which answers the
+-- common case before this runs), sliding-window-counter.lua and sliding-log.lua in one script
+-- (RedisScripts joins them), so a call is one EVALSHA.
 --
 -- KEYS[i]      the counter of limit i: "<prefix>:{<key>}:<limit name>". All keys of one call
 --              share a hash slot on Redis Cluster.
@@ -14,11 +15,7 @@
 -- remaining, retry-after millis, reset-after millis }. A rejected call consumes nothing; a limit
 -- that would have admitted it alone says allowed 1. Waits never exceed the window.
 local operation = ARGV[1]
-local now = tonumber(ARGV[2])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-end
+-- now: the decision's time, read by now.lua.
 
 if operation == 'reset' then
   redis.call('DEL', unpack(KEYS))

@@ -1,16 +1,11 @@
 -- The common decision, straight through: one sliding-window-counter limit, acquired. No function
--- or table is built beyond the reply, and the fewest commands run: TIME, HMGET, then the writes.
--- Runs first in the joined script (RedisScripts). Anything else (a clock that stepped back, a
+-- or table is built beyond the reply, and the fewest commands run: HMGET, then the writes.
+-- Runs right after now.lua in the joined script (RedisScripts). Anything else (a clock that stepped back, a
 -- rejection that needs the older slots, several limits, the sliding log, a peek, a refund or a
 -- reset) falls through to decide.lua, which reads the key afresh and has written nothing by then.
 -- Its answers are those decide.lua gives for the same state, and it leaves the same hash behind.
 if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
   local key = KEYS[1]
-  local now = tonumber(ARGV[2])
-  if not now then
-    local time = redis.call('TIME')
-    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  end
   local window, slots, limit, cost = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
   local slot_ms = window / slots
   local slot = math.floor(now / slot_ms)
