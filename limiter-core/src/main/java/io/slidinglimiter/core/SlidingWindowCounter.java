@@ -35,6 +35,12 @@ public final class SlidingWindowCounter extends WindowCounter {
         }
     }
 
+    /** {@link #decideOpen} could not decide without the monitor. */
+    private static final long LOCKED = Long.MIN_VALUE;
+
+    /** {@link #decideOpen} lost a compare-and-set to another admission: try again. */
+    private static final long LOST_RACE = Long.MIN_VALUE + 1;
+
     /** The epoch of a retired counter: sealed for ever. */
     private static final Epoch RETIRED_EPOCH = new Epoch(Long.MIN_VALUE, 0, 0, -1);
 
@@ -87,20 +93,17 @@ public final class SlidingWindowCounter extends WindowCounter {
         while (true) {
             Epoch epoch = this.epoch;
             long current = epoch.current;
-            if (current < 0 || nowMillis >= epoch.nextSlotStartMillis) {
+            long outcome = decideOpen(epoch, current, nowMillis, cost, limit);
+            if (outcome >= 0) {
+                return new Decision(true, limit, outcome, 0, capped(newestExpiry(epoch) - nowMillis));
+            }
+            if (outcome == LOCKED) {
                 return tryAcquireLocked(nowMillis, cost, limit);
             }
-            long used = epoch.older + current;
-            if (used + cost <= limit) {
-                if (CURRENT.compareAndSet(epoch, current, current + cost)) {
-                    return new Decision(true, limit, limit - used - cost, 0, capped(newestExpiry(epoch) - nowMillis));
-                }
-            }
-            else {
-                long retryAfterMillis = retryAfterMillis(epoch, current, nowMillis, used + cost - limit);
+            if (outcome != LOST_RACE) {
                 long resetAfterMillis = resetAfterMillis(epoch, current, nowMillis);
                 if (stillOpen(epoch)) {
-                    return new Decision(false, limit, Math.max(0, limit - used), capped(retryAfterMillis),
+                    return new Decision(false, limit, Math.max(0, limit - epoch.older - current), -outcome,
                             capped(resetAfterMillis));
                 }
             }
@@ -112,23 +115,31 @@ public final class SlidingWindowCounter extends WindowCounter {
         checkCost(cost, limit);
         while (true) {
             Epoch epoch = this.epoch;
-            long current = epoch.current;
-            if (current < 0 || nowMillis >= epoch.nextSlotStartMillis) {
+            long outcome = decideOpen(epoch, epoch.current, nowMillis, cost, limit);
+            if (outcome == LOCKED) {
                 return outcome(tryAcquireLocked(nowMillis, cost, limit));
             }
-            long used = epoch.older + current;
-            if (used + cost <= limit) {
-                if (CURRENT.compareAndSet(epoch, current, current + cost)) {
-                    return limit - used - cost;
-                }
-            }
-            else {
-                long retryAfterMillis = retryAfterMillis(epoch, current, nowMillis, used + cost - limit);
-                if (stillOpen(epoch)) {
-                    return -capped(retryAfterMillis);
-                }
+            if (outcome >= 0 || (outcome != LOST_RACE && stillOpen(epoch))) {
+                return outcome;
             }
         }
+    }
+
+    /**
+     * Decides on an open epoch without a lock, as {@link #acquire} answers: the permits remaining
+     * when admitted; minus the wait when rejected (valid only if {@link #stillOpen} holds after it);
+     * {@link #LOCKED} when only a locked section can decide (the epoch is sealed, or its slot has
+     * ended); {@link #LOST_RACE} when another admission came first.
+     */
+    private long decideOpen(Epoch epoch, long current, long nowMillis, long cost, long limit) {
+        if (current < 0 || nowMillis >= epoch.nextSlotStartMillis) {
+            return LOCKED;
+        }
+        long used = epoch.older + current;
+        if (used + cost > limit) {
+            return -capped(retryAfterMillis(epoch, current, nowMillis, used + cost - limit));
+        }
+        return CURRENT.compareAndSet(epoch, current, current + cost) ? limit - used - cost : LOST_RACE;
     }
 
     /** Whether no locked section has sealed {@code epoch} since the reads before this call. */
