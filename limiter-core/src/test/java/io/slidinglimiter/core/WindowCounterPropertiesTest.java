@@ -70,23 +70,8 @@ class WindowCounterPropertiesTest {
             long limit = random.nextLong(1, 41);
             long start = random.nextLong(0, 1_000_000_000_001L);
             SlidingWindowCounter counter = new SlidingWindowCounter(slots * slotMillis, slots, start);
-            SlotModel model = new SlotModel(slotMillis, slots);
-            long now = start;
-            int stepNumber = 0;
-            for (Step step : steps(random)) {
-                now += step.advanceMillis(slotMillis, slots);
-                long cost = 1 + (step.cost() - 1) % limit;
-                Decision expected = model.decide(now, cost, limit);
-                String description = String.format("seed %d (N=%d, slot=%dms, limit=%d): at %d cost %d", seed, slots,
-                        slotMillis, limit, now, cost);
-                // Every other step through the allocation-free form, which must answer the same.
-                if (stepNumber++ % 2 == 0) {
-                    assertThat(counter.tryAcquire(now, cost, limit)).as(description).isEqualTo(expected);
-                }
-                else {
-                    assertThat(counter.acquire(now, cost, limit)).as(description).isEqualTo(outcomeOf(expected));
-                }
-            }
+            replay(random, counter, new SlotModel(slotMillis, slots), slotMillis, slots, limit, start,
+                    String.format("seed %d (N=%d, slot=%dms, limit=%d)", seed, slots, slotMillis, limit));
         });
     }
 
@@ -98,22 +83,8 @@ class WindowCounterPropertiesTest {
             long limit = random.nextLong(1, 41);
             long start = random.nextLong(0, 1_000_000_000_001L);
             SlidingLog log = new SlidingLog(windowMillis);
-            LogModel model = new LogModel(windowMillis);
-            long now = start;
-            int stepNumber = 0;
-            for (Step step : steps(random)) {
-                now += step.advanceMillis(windowMillis, 1);
-                long cost = 1 + (step.cost() - 1) % limit;
-                Decision expected = model.decide(now, cost, limit);
-                String description = String.format("seed %d (W=%dms, limit=%d): at %d cost %d", seed, windowMillis,
-                        limit, now, cost);
-                if (stepNumber++ % 2 == 0) {
-                    assertThat(log.tryAcquire(now, cost, limit)).as(description).isEqualTo(expected);
-                }
-                else {
-                    assertThat(log.acquire(now, cost, limit)).as(description).isEqualTo(outcomeOf(expected));
-                }
-            }
+            replay(random, log, new LogModel(windowMillis), windowMillis, 1, limit, start,
+                    String.format("seed %d (W=%dms, limit=%d)", seed, windowMillis, limit));
         });
     }
 
@@ -141,12 +112,32 @@ class WindowCounterPropertiesTest {
         });
     }
 
-    /** Runs {@code property} for each seed, or only for {@code -Dlimiter.seed=N} when given. */
-    /** What {@link WindowCounter#acquire} answers for a decision. */
-    private static long outcomeOf(Decision decision) {
-        return decision.allowed() ? decision.remaining() : -decision.retryAfterMillis();
+    /**
+     * Replays a seed's steps on a counter and its model, which must decide alike; every other step
+     * goes through the allocation-free {@link WindowCounter#acquire}, which must answer the same.
+     * @param slotMillis the unit of the steps' jumps: a slot, or the log's window
+     * @param slots the slots a window holds (1 for the log)
+     */
+    private static void replay(SplittableRandom random, WindowCounter counter, Model model, long slotMillis,
+            int slots, long limit, long start, String schedule) {
+        long now = start;
+        int stepNumber = 0;
+        for (Step step : steps(random)) {
+            now += step.advanceMillis(slotMillis, slots);
+            long cost = 1 + (step.cost() - 1) % limit;
+            Decision expected = model.decide(now, cost, limit);
+            String description = schedule + ": at " + now + " cost " + cost;
+            if (stepNumber++ % 2 == 0) {
+                assertThat(counter.tryAcquire(now, cost, limit)).as(description).isEqualTo(expected);
+            }
+            else {
+                long outcome = expected.allowed() ? expected.remaining() : -expected.retryAfterMillis();
+                assertThat(counter.acquire(now, cost, limit)).as(description).isEqualTo(outcome);
+            }
+        }
     }
 
+    /** Runs {@code property} for each seed, or only for {@code -Dlimiter.seed=N} when given. */
     static void forEachSeed(LongConsumer property) {
         Long only = Long.getLong("limiter.seed");
         if (only != null) {
@@ -210,8 +201,15 @@ class WindowCounterPropertiesTest {
         }
     }
 
+    /** A brute-force model of a counter. */
+    interface Model {
+
+        Decision decide(long now, long cost, long limit);
+
+    }
+
     /** Keeps (slot, cost) of every admission; a permit counts while its slot is among the newest N. */
-    static final class SlotModel {
+    static final class SlotModel implements Model {
 
         private final long slotMillis;
 
@@ -224,7 +222,8 @@ class WindowCounterPropertiesTest {
             this.slots = slots;
         }
 
-        Decision decide(long now, long cost, long limit) {
+        @Override
+        public Decision decide(long now, long cost, long limit) {
             long slot = Math.floorDiv(now, this.slotMillis);
             long used = usedAt(slot);
             long retryAfter = 0;
@@ -263,7 +262,7 @@ class WindowCounterPropertiesTest {
     }
 
     /** Keeps the time of every admitted permit; a permit counts while it is in {@code (now - W, now]}. */
-    static final class LogModel {
+    static final class LogModel implements Model {
 
         private final long windowMillis;
 
@@ -273,7 +272,8 @@ class WindowCounterPropertiesTest {
             this.windowMillis = windowMillis;
         }
 
-        Decision decide(long now, long cost, long limit) {
+        @Override
+        public Decision decide(long now, long cost, long limit) {
             long used = usedAt(now);
             long retryAfter = 0;
             if (used + cost <= limit) {
