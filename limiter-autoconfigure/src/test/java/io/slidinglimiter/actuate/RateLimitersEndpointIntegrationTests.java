@@ -17,15 +17,13 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.web.OpenSecurity;
 import io.slidinglimiter.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -188,14 +186,8 @@ class RateLimitersEndpointIntegrationTests {
 
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
-    @Import(OperationsApplication.Endpoints.class)
+    @Import({ OpenSecurity.class, OperationsApplication.Endpoints.class })
     static class OperationsApplication {
-
-        @Bean
-        SecurityFilterChain openToAll(HttpSecurity http) throws Exception {
-            return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
-                    .csrf((csrf) -> csrf.disable()).build();
-        }
 
         @RestController
         static class Endpoints {

@@ -22,9 +22,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.security.config.Customizer;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.context.annotation.Import;
 import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -32,6 +30,7 @@ import org.springframework.web.bind.annotation.RestController;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.web.OpenSecurity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -103,17 +102,12 @@ class StartupHygieneTests {
 
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
+    @Import(OpenSecurity.class)
     static class WebApplication {
 
         @Bean
         HelloController helloController() {
             return new HelloController();
-        }
-
-        @Bean
-        SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
-            return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
-                    .httpBasic(Customizer.withDefaults()).build();
         }
 
     }

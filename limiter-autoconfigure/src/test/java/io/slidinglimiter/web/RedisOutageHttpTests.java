@@ -13,10 +13,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -81,13 +78,8 @@ class RedisOutageHttpTests {
 
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
-    @Import(OutageApplication.Endpoints.class)
+    @Import({ OpenSecurity.class, OutageApplication.Endpoints.class })
     static class OutageApplication {
-
-        @Bean
-        SecurityFilterChain openToAll(HttpSecurity http) throws Exception {
-            return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll()).build();
-        }
 
         @RestController
         static class Endpoints {

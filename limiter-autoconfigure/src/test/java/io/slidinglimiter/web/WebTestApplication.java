@@ -9,11 +9,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.config.Customizer;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
-import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -32,7 +29,7 @@ import io.slidinglimiter.core.ManualTimeSource;
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import({ WebTestApplication.Endpoints.class, WebTestApplication.CatchAllController.class,
+@Import({ OpenSecurity.class, WebTestApplication.Endpoints.class, WebTestApplication.CatchAllController.class,
         WebTestApplication.CatchAllAdvice.class, WebTestApplication.Quotes.class })
 class WebTestApplication {
 
@@ -42,14 +39,6 @@ class WebTestApplication {
     @Bean
     ManualTimeSource manualTimeSource() {
         return new ManualTimeSource(START_MILLIS);
-    }
-
-    @Bean
-    SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
-        return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
-                .httpBasic(Customizer.withDefaults())
-                .csrf((csrf) -> csrf.disable())
-                .build();
     }
 
     @Bean
