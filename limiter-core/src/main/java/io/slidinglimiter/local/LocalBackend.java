@@ -227,7 +227,8 @@ public class LocalBackend implements RateLimitBackend {
         }
         LimitRequest.check(limit, key, 1);
         StoredKey stored = StoredKey.of(counters, key);
-        counter = stored.map().get(stored.key());
+        // A short key was just looked up; a long one has its own map.
+        counter = stored.isDigest() ? stored.map().get(stored.key()) : null;
         if (counter != null) {
             return counter;
         }
@@ -381,12 +382,15 @@ public class LocalBackend implements RateLimitBackend {
 
     }
 
-    /** Where a key's counter is kept: the key itself in the map of short keys, or its digest in the other. */
-    private record StoredKey(Map<String, WindowCounter> map, String key) {
+    /**
+     * Where a key's counter is kept: the key itself in the map of short keys, or its digest in the
+     * other ({@code isDigest}).
+     */
+    private record StoredKey(Map<String, WindowCounter> map, String key, boolean isDigest) {
 
         static StoredKey of(LimitCounters counters, String key) {
-            return CounterKeys.fits(key) ? new StoredKey(counters.counters, key)
-                    : new StoredKey(counters.digests, CounterKeys.digest(key));
+            return CounterKeys.fits(key) ? new StoredKey(counters.counters, key, false)
+                    : new StoredKey(counters.digests, CounterKeys.digest(key), true);
         }
 
     }
