@@ -39,18 +39,8 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
     public static final long RETIRED = Long.MIN_VALUE;
 
     /**
-     * Creates an empty counter for a definition.
-     * @param definition the limit's definition
-     * @param nowMillis the current time
-     * @return a sliding window counter or a sliding log, as the definition says
-     */
-    public static WindowCounter create(LimitDefinition definition, long nowMillis) {
-        return factory(definition).apply(nowMillis);
-    }
-
-    /**
-     * Creates empty counters for a definition that share what they can (the window's shape): for a
-     * store that holds many counters of one limit.
+     * Creates empty counters for a definition, a sliding window counter or a sliding log as it says,
+     * that share what they can (the window's shape): for a store that holds many counters of one limit.
      * @param definition the limit's definition
      * @return a function from the current time to a new counter
      */
