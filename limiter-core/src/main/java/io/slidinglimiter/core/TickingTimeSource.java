@@ -102,7 +102,10 @@ final class TickingTimeSource implements TimeSource {
         return ++this.ticksWithoutRead < this.idleTicks;
     }
 
-    /** Starts ticking now, on the caller's thread: for tests, which drive {@link #tick()} themselves. */
+    /**
+     * Serves reads from the field from now on: what the thread does when woken, and what tests call
+     * before they drive {@link #tick()} themselves.
+     */
     void startTicking() {
         raiseTo(this.clock.currentTimeMillis());
         this.ticksWithoutRead = 0;
