@@ -117,7 +117,11 @@ public class RateLimitExceededException extends RuntimeException {
         long windowMillis = window.toMillis();
         String per = (windowMillis % 1000 == 0) ? (windowMillis / 1000) + "s" : windowMillis + "ms";
         return "Rate limit '" + limitName + "' of " + limit + " per " + per + " exceeded; retry after "
-                + Math.max(1, (retryAfter.toMillis() + 999) / 1000) + "s." + note;
+                + wholeSeconds(retryAfter) + "s." + note;
+    }
+
+    private static long wholeSeconds(Duration duration) {
+        return Math.max(1, (duration.toMillis() + 999) / 1000);
     }
 
     /**
@@ -152,6 +156,15 @@ public class RateLimitExceededException extends RuntimeException {
     /** @return how long to wait before the same call can be admitted */
     public Duration getRetryAfter() {
         return this.retryAfter;
+    }
+
+    /**
+     * The wait in whole seconds, rounded up and never 0, as the message and {@code Retry-After}
+     * give it.
+     * @return the seconds to wait
+     */
+    public long getRetryAfterSeconds() {
+        return wholeSeconds(this.retryAfter);
     }
 
     /** @return the names of every limit that denied the call */

@@ -27,7 +27,7 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
                     ",\"violated-policies\":[" + ProblemJson.quote(exception.getLimitName()) + "]");
             return;
         }
-        long retryAfterSeconds = RateLimitHeaders.seconds(exception.getRetryAfter());
+        long retryAfterSeconds = exception.getRetryAfterSeconds();
         response.setStatus(429);
         response.setHeader("Retry-After", Long.toString(retryAfterSeconds));
         StringBuilder violated = new StringBuilder();

@@ -52,8 +52,8 @@ final class RateLimitHeaders {
         response.setHeader(RATE_LIMIT, rateLimit.toString());
     }
 
-    /** Whole seconds, rounded up, never 0: for {@code Retry-After} and windows. */
-    static long seconds(Duration duration) {
+    /** Whole seconds, rounded up, never 0: for windows. */
+    private static long seconds(Duration duration) {
         return Math.max(1, ceilSeconds(duration.toMillis()));
     }
 
