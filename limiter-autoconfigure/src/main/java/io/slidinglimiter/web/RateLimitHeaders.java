@@ -53,7 +53,7 @@ final class RateLimitHeaders {
     }
 
     /** Whole seconds, rounded up, never 0: for windows. */
-    private static long seconds(Duration duration) {
+    static long seconds(Duration duration) {
         return Math.max(1, ceilSeconds(duration.toMillis()));
     }
 
