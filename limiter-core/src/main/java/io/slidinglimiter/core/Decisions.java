@@ -14,8 +14,26 @@ import io.slidinglimiter.Decision;
  * rejected, each tells whether its own limit would have admitted it
  * @param decidedAtMillis the backend's time of the decision, which a
  * {@link RateLimitBackend#refund refund} needs to find what it took
+ * @param parts for a decision taken group by group ({@link SplitDecision}: several backends, or
+ * several Redis Cluster slots), each admitted group's own decisions and time, in the order decided,
+ * so that a refund gives each group back by its own clock; empty for a decision taken in one step
  */
-public record Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis) {
+public record Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis, List<Decisions> parts) {
+
+    public Decisions {
+        decisions = List.copyOf(decisions);
+        parts = List.copyOf(parts);
+    }
+
+    /**
+     * Decisions taken in one step.
+     * @param allowed whether every limit admitted the call
+     * @param decisions one decision per limit
+     * @param decidedAtMillis the backend's time of the decision
+     */
+    public Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis) {
+        this(allowed, decisions, decidedAtMillis, List.of());
+    }
 
     /**
      * Decisions without a time, for callers that will not refund them.

@@ -65,26 +65,29 @@ public final class OverflowSketch {
 
     /**
      * The counter through which {@code key} is decided in this sketch.
-     * @param key the key
+     * @param key the key as stored: the key itself, or the digest of a long one
+     * @param digest whether {@code key} is a digest: digests hash apart from every key that spells
+     * the same characters
      * @param superseded tells, under the sketch's monitor, whether the key has since got a counter of
      * its own; the returned counter then decides nothing, so the caller looks the key up again
      * @return a counter over the key's cells, for this call only
      */
-    public WindowCounter counterFor(String key, BooleanSupplier superseded) {
-        return new SketchedCounter(this, cellsOf(key), superseded);
+    public WindowCounter counterFor(String key, boolean digest, BooleanSupplier superseded) {
+        return new SketchedCounter(this, key, digest, cellsOf(key, digest), superseded);
     }
 
     /**
      * Whether {@code key} has nothing counted here, so that it may start a counter of its own from
      * zero. Run {@code then} under the sketch's monitor when it has not, so that no decision through
      * the sketch can slip in between.
-     * @param key the key
+     * @param key the key as stored
+     * @param digest whether {@code key} is a digest
      * @param nowMillis the current time
      * @param then what to do when the key holds nothing here
      * @return whether the key held nothing (and {@code then} ran)
      */
-    public boolean whenEmptyFor(String key, long nowMillis, Runnable then) {
-        int[] indices = cellsOf(key);
+    public boolean whenEmptyFor(String key, boolean digest, long nowMillis, Runnable then) {
+        int[] indices = cellsOf(key, digest);
         synchronized (this) {
             for (int index : indices) {
                 SlidingWindowCounter cell = this.cells[index];
@@ -125,15 +128,20 @@ public final class OverflowSketch {
         return cell;
     }
 
-    private int[] cellsOf(String key) {
+    private int[] cellsOf(String key, boolean digest) {
         int[] indices = new int[ROWS];
         for (int row = 0; row < ROWS; row++) {
-            indices[row] = row * this.width + (int) Math.floorMod(hash(key, this.seeds[row]), (long) this.width);
+            long seed = digest ? ~this.seeds[row] : this.seeds[row];
+            indices[row] = row * this.width + (int) Math.floorMod(hash(key, seed), (long) this.width);
         }
         return indices;
     }
 
-    /** FNV-1a over the key's characters from a random offset, then a 64-bit finalizer: not guessable. */
+    /**
+     * FNV-1a over the key's characters from a random offset, then a 64-bit finalizer: not guessable.
+     * Digests start from another offset than keys, so a key that spells a digest shares no cells with it
+     * by construction (only by chance, as any two keys may).
+     */
     private static long hash(String key, long seed) {
         long hash = seed;
         for (int i = 0; i < key.length(); i++) {

@@ -9,7 +9,7 @@ import io.slidinglimiter.Decision;
  * addressed by limit name and key, so every definition of the same name counts in the same window.
  * Implementations are thread-safe and take their time from a {@link TimeSource}.
  */
-public interface RateLimitBackend {
+public interface RateLimitBackend extends AutoCloseable {
 
     /**
      * Admits {@code cost} permits of {@code limit} for {@code key} if they fit.
@@ -51,5 +51,13 @@ public interface RateLimitBackend {
      * @param key the counter key, not blank
      */
     void reset(LimitDefinition limit, String key);
+
+    /**
+     * Releases what the backend holds (its clock's thread, connections it opened itself); the
+     * application context calls it when it closes. Nothing by default.
+     */
+    @Override
+    default void close() {
+    }
 
 }

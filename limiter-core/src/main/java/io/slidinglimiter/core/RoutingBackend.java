@@ -76,12 +76,27 @@ public class RoutingBackend implements RateLimitBackend {
         });
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Each backend gets back its own group, with the time at which it decided it (a Redis group by
+     * Redis time, a local one by the local clock).
+     */
     @Override
     public void refund(List<LimitRequest> requests, Decisions taken) {
         List<RateLimitBackend> backends = new ArrayList<>();
         List<List<Integer>> groups = groups(requests, backends);
+        if (groups.size() == 1) {
+            backends.get(0).refund(requests, taken);
+            return;
+        }
+        if (taken.parts().size() != groups.size()) {
+            throw new IllegalArgumentException("Refund the decisions this backend returned for these requests: "
+                    + groups.size() + " groups were decided, but the decisions have " + taken.parts().size()
+                    + " parts");
+        }
         for (int g = 0; g < groups.size(); g++) {
-            backends.get(g).refund(SplitDecision.select(requests, groups.get(g)), taken);
+            backends.get(g).refund(SplitDecision.select(requests, groups.get(g)), taken.parts().get(g));
         }
     }
 
@@ -93,6 +108,11 @@ public class RoutingBackend implements RateLimitBackend {
     @Override
     public void reset(LimitDefinition limit, String key) {
         backendFor(limit).reset(limit, key);
+    }
+
+    @Override
+    public void close() {
+        this.order.forEach(RateLimitBackend::close);
     }
 
     /** Requests grouped by backend, in the decision order; {@code backends} receives each group's. */

@@ -10,14 +10,20 @@ final class SketchedCounter extends WindowCounter {
 
     private final OverflowSketch sketch;
 
+    private final String key;
+
+    private final boolean digest;
+
     private final int[] indices;
 
     private final BooleanSupplier superseded;
 
     private final SlidingWindowCounter[] cells;
 
-    SketchedCounter(OverflowSketch sketch, int[] indices, BooleanSupplier superseded) {
+    SketchedCounter(OverflowSketch sketch, String key, boolean digest, int[] indices, BooleanSupplier superseded) {
         this.sketch = sketch;
+        this.key = key;
+        this.digest = digest;
         this.indices = indices;
         this.superseded = superseded;
         this.cells = new SlidingWindowCounter[indices.length];
@@ -36,6 +42,13 @@ final class SketchedCounter extends WindowCounter {
     @Override
     Object monitor() {
         return this.sketch;
+    }
+
+    /** Views are made per call: two views of one key in one sketch count the same permits. */
+    @Override
+    boolean sameCountsAs(WindowCounter other) {
+        return other instanceof SketchedCounter view && view.sketch == this.sketch && view.digest == this.digest
+                && view.key.equals(this.key);
     }
 
     @Override

@@ -6,13 +6,24 @@ package io.slidinglimiter.core;
  * <p>
  * Permits admitted in the same millisecond share one entry (time and count) in a ring buffer that
  * grows as needed; entries never outnumber the permits in the window, so memory is O(limit) per
- * key, and usually far less.
+ * key, and usually far less. A refund that empties an entry removes it, and the buffer shrinks
+ * again when the window empties.
+ * <p>
+ * <b>A bounded store.</b> The buffer grows only with room from its {@link CounterMemory}. Without
+ * room, the two oldest entries merge into one at the later time: their permits are then held a
+ * little longer than they were admitted for, so the log may reject early, never admit past the limit.
  */
 public final class SlidingLog extends WindowCounter {
 
-    private static final int INITIAL_CAPACITY = 8;
+    /** Entries a new log has room for. */
+    static final int INITIAL_CAPACITY = 8;
+
+    /** Bytes one entry takes: its time and its count. */
+    static final long ENTRY_BYTES = 16;
 
     private final long windowMillis;
+
+    private final CounterMemory memory;
 
     private boolean retired;
 
@@ -32,8 +43,18 @@ public final class SlidingLog extends WindowCounter {
      * @param windowMillis the window length, positive
      */
     public SlidingLog(long windowMillis) {
+        this(windowMillis, CounterMemory.UNBOUNDED);
+    }
+
+    /**
+     * Creates an empty log that grows only with room from {@code memory}.
+     * @param windowMillis the window length, positive
+     * @param memory where room for more entries comes from
+     */
+    public SlidingLog(long windowMillis, CounterMemory memory) {
         LimitDefinition.checkGeometry("Counter", windowMillis, 1);
         this.windowMillis = windowMillis;
+        this.memory = memory;
     }
 
     @Override
@@ -64,6 +85,16 @@ public final class SlidingLog extends WindowCounter {
             this.head = next(this.head);
             this.size--;
         }
+        if (this.times.length > INITIAL_CAPACITY && this.size <= this.times.length / 4) {
+            int released = this.times.length / 2;
+            resize(released);
+            this.memory.release(released * ENTRY_BYTES);
+        }
+    }
+
+    @Override
+    long grownBytes() {
+        return (this.times.length - INITIAL_CAPACITY) * ENTRY_BYTES;
     }
 
     @Override
@@ -99,7 +130,12 @@ public final class SlidingLog extends WindowCounter {
             }
         }
         if (this.size == this.times.length) {
-            grow();
+            if (this.memory.tryReserve(this.times.length * ENTRY_BYTES)) {
+                resize(this.times.length * 2);
+            }
+            else {
+                mergeOldest();
+            }
         }
         int tail = (this.head + this.size) % this.times.length;
         this.times[tail] = nowMillis;
@@ -108,20 +144,35 @@ public final class SlidingLog extends WindowCounter {
         this.total += cost;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Permits are counted in the entry that was the newest when they were admitted, or in a later one
+     * they were merged into: the oldest entry at or after {@code acquiredAtMillis}. An entry left
+     * empty is removed, so refunds never leave entries behind.
+     */
     @Override
     void remove(long acquiredAtMillis, long cost) {
-        // Entries are in time order and merged per millisecond: at most one holds that time.
-        for (int i = this.size - 1; i >= 0; i--) {
-            int entry = (this.head + i) % this.times.length;
-            if (this.times[entry] == acquiredAtMillis) {
-                long taken = Math.min(cost, this.counts[entry]);
-                this.counts[entry] -= taken;
-                this.total -= taken;
-                return;
+        int found = -1;
+        for (int i = this.size - 1; i >= 0 && this.times[(this.head + i) % this.times.length] >= acquiredAtMillis; i--) {
+            found = i;
+        }
+        if (found < 0) {
+            return;
+        }
+        int entry = (this.head + found) % this.times.length;
+        long taken = Math.min(cost, this.counts[entry]);
+        this.counts[entry] -= taken;
+        this.total -= taken;
+        if (this.counts[entry] == 0) {
+            // Later entries move one place towards the head: refunds are of recent permits, so few move.
+            for (int i = found; i < this.size - 1; i++) {
+                int to = (this.head + i) % this.times.length;
+                int from = next(to);
+                this.times[to] = this.times[from];
+                this.counts[to] = this.counts[from];
             }
-            if (this.times[entry] < acquiredAtMillis) {
-                return;
-            }
+            this.size--;
         }
     }
 
@@ -150,8 +201,15 @@ public final class SlidingLog extends WindowCounter {
         return (index + 1 == this.times.length) ? 0 : index + 1;
     }
 
-    private void grow() {
-        int capacity = this.times.length * 2;
+    /** Makes the two oldest entries one, at the later one's time: an over-count, never an under-count. */
+    private void mergeOldest() {
+        int second = next(this.head);
+        this.counts[second] += this.counts[this.head];
+        this.head = second;
+        this.size--;
+    }
+
+    private void resize(int capacity) {
         long[] newTimes = new long[capacity];
         long[] newCounts = new long[capacity];
         for (int i = 0, entry = this.head; i < this.size; i++, entry = next(entry)) {

@@ -206,11 +206,24 @@ public final class SlidingWindowCounter extends WindowCounter {
         epoch.setSealedCount(current);
     }
 
+    /**
+     * Seals the epoch: from here on no compare-and-set succeeds on it, and a lock-free rejection that
+     * read anything this locked section writes next fails {@link #stillOpen}.
+     * <p>
+     * The compare-and-set is a volatile write, which keeps earlier writes before it but lets later
+     * plain writes (the ring, the epoch's fields) become visible before it. The store-store fence
+     * after it forbids that, as {@code StampedLock} does after taking its write lock: a reader that
+     * sees a write of this section, then its acquire fence, then {@code current}, sees the seal.
+     */
     private Epoch seal() {
         Epoch epoch = this.epoch;
         while (true) {
             long current = epoch.current;
-            if (current < 0 || CURRENT.compareAndSet(epoch, current, -1 - current)) {
+            if (current < 0) {
+                return epoch;
+            }
+            if (CURRENT.compareAndSet(epoch, current, -1 - current)) {
+                VarHandle.storeStoreFence();
                 return epoch;
             }
         }

@@ -10,7 +10,8 @@ import io.slidinglimiter.Decision;
  * backends, or in several Redis Cluster slots): the groups are decided one after the other, in a
  * fixed order, and when one rejects, what the groups before it took is refunded exactly. Until the
  * refund lands, other callers may see those permits as used: a brief over-count, never an
- * under-count.
+ * under-count. An admitted decision keeps each group's own {@link Decisions#parts() part}, so that a
+ * later refund of the whole call gives each group back at the time its own backend decided it.
  */
 public final class SplitDecision {
 
@@ -72,7 +73,7 @@ public final class SplitDecision {
             }
             taken.add(decided);
         }
-        return new Decisions(true, List.of(decisions), decidedAt);
+        return new Decisions(true, List.of(decisions), decidedAt, taken);
     }
 
     /**

@@ -2,6 +2,8 @@ package io.slidinglimiter.core;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -12,11 +14,28 @@ import java.util.concurrent.locks.LockSupport;
  * <p>
  * The value lags the underlying clock by at most a tick and the thread's scheduling delay, and it
  * never decreases: whoever reads the underlying clock raises the shared value to what it read.
+ * <p>
+ * <b>Time keeps moving whatever happens to the thread.</b> One read in {@value #SAMPLED_READS},
+ * chosen at random per reading thread, goes to the underlying clock even while the thread ticks, so
+ * a thread that is stalled (waiting for a processor) holds time back for about that many reads at
+ * most; a thread that ends, by an error or when its last user closes, first stops serving the field.
+ * An interrupt is not a reason to stop or to spin: the thread clears it and goes on.
+ * <p>
+ * <b>The thread's life.</b> It runs only while some user has {@linkplain #register() registered}
+ * (a backend, from its creation until it is closed, as the application context closes it); without
+ * one, reads go to the underlying clock. It is started by a read, without the reading thread's
+ * inheritable thread-locals and with this library's class loader as its context loader, so it pins
+ * nothing of whoever read first, and it ends when the last user closes.
  */
 final class TickingTimeSource implements TimeSource {
 
     /** The production instance: the monotonic clock, idle after a second without a read. */
     static final TickingTimeSource MONOTONIC = new TickingTimeSource(MonotonicTimeSource.INSTANCE, 1_000, true);
+
+    /** One read in this many (a power of two) goes to the underlying clock while the thread ticks. */
+    static final int SAMPLED_READS = 1_024;
+
+    static final String THREAD_NAME = "sliding-limiter-clock";
 
     private static final long TICK_NANOS = 1_000_000;
 
@@ -54,7 +73,11 @@ final class TickingTimeSource implements TimeSource {
 
     private int ticksWithoutRead;
 
-    private Thread thread;
+    /** The ticking thread, if one runs; written under this clock's monitor. */
+    private volatile Thread thread;
+
+    /** Registered users not yet closed; written under this clock's monitor. */
+    private volatile int users;
 
     /**
      * Creates a clock.
@@ -75,17 +98,44 @@ final class TickingTimeSource implements TimeSource {
             if (!this.read) {
                 this.read = true;
             }
-            return this.millis;
+            if ((ThreadLocalRandom.current().nextInt() & (SAMPLED_READS - 1)) != 0) {
+                return this.millis;
+            }
+            return raiseTo(this.clock.currentTimeMillis());
         }
-        if (!this.wakeRequested && WAKE_REQUESTED.compareAndSet(this, false, true)) {
+        if (this.users > 0 && !this.wakeRequested && WAKE_REQUESTED.compareAndSet(this, false, true)) {
             wake();
         }
         return raiseTo(this.clock.currentTimeMillis());
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The ticking thread stops when the last registration is closed.
+     */
+    @Override
+    public Registration register() {
+        synchronized (this) {
+            this.users++;
+        }
+        // The next read starts the thread.
+        AtomicBoolean open = new AtomicBoolean(true);
+        return () -> {
+            if (open.compareAndSet(true, false)) {
+                release();
+            }
+        };
+    }
+
     /** Whether reads are served from the field: for tests. */
     boolean isTicking() {
         return this.ticking;
+    }
+
+    /** The ticking thread, or null: for tests. */
+    Thread thread() {
+        return this.thread;
     }
 
     /**
@@ -129,30 +179,72 @@ final class TickingTimeSource implements TimeSource {
     }
 
     private synchronized void wake() {
-        if (!this.threaded) {
+        if (!this.threaded || this.users == 0) {
+            this.wakeRequested = false;
             return;
         }
         if (this.thread == null) {
-            this.thread = new Thread(this::run, "sliding-limiter-clock");
-            this.thread.setDaemon(true);
-            this.thread.start();
+            // No inherited thread-locals, and no context class loader of whoever read first.
+            Thread started = new Thread(null, this::run, THREAD_NAME, 0, false);
+            started.setContextClassLoader(TickingTimeSource.class.getClassLoader());
+            started.setDaemon(true);
+            this.thread = started;
+            started.start();
         }
         else {
             LockSupport.unpark(this.thread);
         }
     }
 
-    private void run() {
-        while (true) {
-            this.wakeRequested = false;
-            startTicking();
-            while (tick()) {
-                LockSupport.parkNanos(this, TICK_NANOS);
+    private void release() {
+        Thread stopping;
+        synchronized (this) {
+            this.users--;
+            if (this.users > 0 || this.thread == null) {
+                return;
             }
-            stopTicking();
-            // A read that found the thread ticking just now was served; the next one wakes it.
-            while (!this.wakeRequested) {
-                LockSupport.park(this);
+            stopping = this.thread;
+            this.thread = null;
+        }
+        // The thread sees that it is no longer this clock's thread, stops serving the field and ends.
+        LockSupport.unpark(stopping);
+    }
+
+    private void run() {
+        Thread self = Thread.currentThread();
+        try {
+            while (true) {
+                this.wakeRequested = false;
+                startTicking();
+                while (tick()) {
+                    if (this.thread != self) {
+                        return;
+                    }
+                    LockSupport.parkNanos(this, TICK_NANOS);
+                    // An interrupt would make every later park return at once: the thread would spin.
+                    Thread.interrupted();
+                }
+                stopTicking();
+                // A read that found the thread ticking just now was served; the next one wakes it.
+                while (!this.wakeRequested) {
+                    if (this.thread != self) {
+                        return;
+                    }
+                    LockSupport.park(this);
+                    Thread.interrupted();
+                }
+            }
+        }
+        finally {
+            synchronized (this) {
+                if (this.thread == self) {
+                    this.thread = null;
+                }
+                if (this.thread == null) {
+                    // Reads go to the clock, and the next one starts a thread again.
+                    stopTicking();
+                    this.wakeRequested = false;
+                }
             }
         }
     }

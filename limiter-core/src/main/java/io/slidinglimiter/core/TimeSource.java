@@ -14,6 +14,22 @@ public interface TimeSource {
     long currentTimeMillis();
 
     /**
+     * Declares a user of this clock, such as a backend, until the returned registration is closed:
+     * a clock that runs a thread of its own ({@link #ticking()}) stops it when its last user closes.
+     * Clocks without resources ignore it.
+     * <pre>{@code
+     * TimeSource.Registration registration = timeSource.register();
+     * ... // read the clock
+     * registration.close();
+     * }</pre>
+     * @return the registration, to close once; closing it again does nothing
+     */
+    default Registration register() {
+        return () -> {
+        };
+    }
+
+    /**
      * The production time source: the wall clock read once at start, then advanced by
      * {@link System#nanoTime()}, so it never goes back when the wall clock is set back.
      * @return the shared monotonic time source
@@ -25,13 +41,25 @@ public interface TimeSource {
     /**
      * The production default: the {@linkplain #monotonic() monotonic} clock, read once a millisecond
      * by a background daemon thread ({@code sliding-limiter-clock}) while decisions are being taken,
-     * so that a decision reads a field instead of the system clock. The thread parks after a second
-     * without a read; reads then go to the clock directly and wake it. The time lags the clock by
-     * about a millisecond (more when the thread waits for a processor), and never decreases.
+     * so that a decision reads a field instead of the system clock. The thread runs only while a
+     * user (a backend) is {@linkplain #register() registered}, and parks after a second without a
+     * read; reads then go to the clock directly (and wake it). The time lags the clock by about a
+     * millisecond (more when the thread waits for a processor, though one read in 1 024 reads the
+     * clock itself), and never decreases.
      * @return the shared ticking time source
      */
     static TimeSource ticking() {
         return TickingTimeSource.MONOTONIC;
+    }
+
+    /** A user's hold on a clock, from {@link TimeSource#register()} until it is closed. */
+    @FunctionalInterface
+    interface Registration extends AutoCloseable {
+
+        /** Ends this use of the clock; closing twice does nothing. */
+        @Override
+        void close();
+
     }
 
 }

@@ -67,4 +67,9 @@ public class TimedBackend implements RateLimitBackend {
         this.delegate.reset(limit, key);
     }
 
+    @Override
+    public void close() {
+        this.delegate.close();
+    }
+
 }

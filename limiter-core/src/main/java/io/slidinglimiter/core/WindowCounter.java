@@ -39,20 +39,62 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
     public static final long RETIRED = Long.MIN_VALUE;
 
     /**
+     * The time of the last {@link #reset}: permits admitted until then were forgotten, so a refund of
+     * them gives nothing back. Guarded by the monitor.
+     */
+    private long resetAtMillis = Long.MIN_VALUE;
+
+    /**
      * Creates empty counters for a definition, a sliding window counter or a sliding log as it says,
      * that share what they can (the window's shape): for a store that holds many counters of one limit.
      * @param definition the limit's definition
      * @return a function from the current time to a new counter
      */
     public static LongFunction<WindowCounter> factory(LimitDefinition definition) {
+        return factory(definition, CounterMemory.UNBOUNDED);
+    }
+
+    /**
+     * Creates empty counters for a definition, as {@link #factory(LimitDefinition)} does, whose growth
+     * (a sliding log's entries) takes room from {@code memory}.
+     * @param definition the limit's definition
+     * @param memory the room counters grow into
+     * @return a function from the current time to a new counter
+     */
+    public static LongFunction<WindowCounter> factory(LimitDefinition definition, CounterMemory memory) {
         return switch (definition.algorithm()) {
             case SLIDING_WINDOW_COUNTER -> {
                 SlidingWindowCounter.Geometry geometry = new SlidingWindowCounter.Geometry(definition.windowMillis(),
                         definition.subWindows());
                 yield (nowMillis) -> new SlidingWindowCounter(geometry, nowMillis);
             }
-            case SLIDING_LOG -> (nowMillis) -> new SlidingLog(definition.windowMillis());
+            case SLIDING_LOG -> (nowMillis) -> new SlidingLog(definition.windowMillis(), memory);
         };
+    }
+
+    /**
+     * The bytes a counter of {@code definition} takes for its arrays when new: the ring of slot
+     * counts, or a sliding log's first entries (it takes more from its {@link CounterMemory} as it
+     * grows; see {@link #extraBytes()}).
+     * @param definition the limit's definition
+     * @return the bytes of its arrays
+     */
+    public static long initialArrayBytes(LimitDefinition definition) {
+        return switch (definition.algorithm()) {
+            case SLIDING_WINDOW_COUNTER -> 16 + 8L * definition.subWindows();
+            case SLIDING_LOG -> 2 * (16 + SlidingLog.ENTRY_BYTES / 2 * SlidingLog.INITIAL_CAPACITY);
+        };
+    }
+
+    /**
+     * The bytes this counter took from its {@link CounterMemory} beyond {@link #initialArrayBytes}.
+     * Stable once the counter is retired.
+     * @return the bytes it grew by
+     */
+    public long extraBytes() {
+        synchronized (monitor()) {
+            return grownBytes();
+        }
     }
 
     /**
@@ -163,7 +205,7 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
 
     /**
      * Gives back {@code cost} permits admitted at {@code acquiredAtMillis}, if they are still in the
-     * window.
+     * window and were not forgotten by a {@link #reset} since.
      * @param nowMillis the current time
      * @param acquiredAtMillis when they were admitted
      * @param cost how many
@@ -172,20 +214,38 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
         synchronized (monitor()) {
             if (!retired()) {
                 advance(nowMillis);
-                remove(acquiredAtMillis, cost);
+                // A reset in the same millisecond as the admission is taken to have come after it.
+                if (acquiredAtMillis > this.resetAtMillis && acquiredAtMillis > nowMillis - windowMillis()) {
+                    remove(acquiredAtMillis, cost);
+                }
                 publish();
             }
         }
     }
 
     /**
-     * Forgets every counted permit.
+     * Forgets every counted permit; a later refund of a permit admitted until now gives nothing back.
+     * @param nowMillis the current time
      */
-    public final void reset() {
+    public final void reset(long nowMillis) {
         synchronized (monitor()) {
             if (!retired()) {
+                advance(nowMillis);
                 clear();
+                this.resetAtMillis = Math.max(this.resetAtMillis, nowMillis);
                 publish();
+            }
+        }
+    }
+
+    /**
+     * Retires this counter whatever it holds: for a store that drops every counter of a limit whose
+     * window changed. A caller holding it looks the key up again.
+     */
+    public final void discard() {
+        synchronized (monitor()) {
+            if (!retired()) {
+                retire();
             }
         }
     }
@@ -210,7 +270,7 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
         for (int i = 0; i < count; i++) {
             checkCost(costs[i], limits[i]);
             for (int j = 0; j < i; j++) {
-                if (counters[i] == counters[j]) {
+                if (counters[i].sameCountsAs(counters[j])) {
                     throw new IllegalArgumentException(
                             "The same counter appears twice in one decision: name each limit of a call once");
                 }
@@ -293,6 +353,16 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
     /** What decisions synchronize on: the counter itself, or the sketch it is a view of. */
     Object monitor() {
         return this;
+    }
+
+    /** Whether {@code other} counts the same permits: the same counter, or a view of the same key. */
+    boolean sameCountsAs(WindowCounter other) {
+        return this == other;
+    }
+
+    /** Bytes grown beyond the initial arrays; under the monitor. */
+    long grownBytes() {
+        return 0;
     }
 
     // The methods below run with the monitor held.

@@ -9,8 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongFunction;
 
 import io.slidinglimiter.Decision;
-import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.CounterKeys;
+import io.slidinglimiter.core.CounterMemory;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
@@ -58,6 +58,9 @@ public class LocalBackend implements RateLimitBackend {
     private static final long FULL_SWEEP_MILLIS = 1_000;
 
     private final TimeSource timeSource;
+
+    /** This backend's use of its clock, which keeps the ticking clock's thread running until {@link #close()}. */
+    private final TimeSource.Registration clockRegistration;
 
     private final long maxKeys;
 
@@ -107,6 +110,7 @@ public class LocalBackend implements RateLimitBackend {
             throw new IllegalArgumentException("max-memory must be greater than 0 but was " + maxBytes);
         }
         this.timeSource = timeSource;
+        this.clockRegistration = timeSource.register();
         this.maxKeys = maxKeys;
         this.maxBytes = maxBytes;
         long now = timeSource.currentTimeMillis();
@@ -138,6 +142,13 @@ public class LocalBackend implements RateLimitBackend {
             LimitRequest request = requests.get(i);
             costs[i] = request.cost();
             limits[i] = request.limit().limit();
+            for (int j = 0; j < i; j++) {
+                if (request.limit().name().equals(requests.get(j).limit().name())
+                        && request.key().equals(requests.get(j).key())) {
+                    throw new IllegalArgumentException("Limit '" + request.limit().name()
+                            + "' appears twice for one key in one decision: name each limit of a call once");
+                }
+            }
         }
         WindowCounter[] counters = new WindowCounter[count];
         while (true) {
@@ -151,12 +162,21 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Only keys with a counter of their own are refunded: a key decided through the overflow sketch
+     * shares its cells with other keys, so its permits stay counted until they leave the window (an
+     * over-count, never an under-count), and a key without a counter gets none.
+     */
     @Override
     public void refund(List<LimitRequest> requests, Decisions taken) {
         long nowMillis = this.timeSource.currentTimeMillis();
         for (LimitRequest request : requests) {
-            counterFor(request.limit(), request.key(), nowMillis)
-                    .refund(nowMillis, taken.decidedAtMillis(), request.cost());
+            WindowCounter counter = existingCounter(request.limit(), request.key());
+            if (counter != null) {
+                counter.refund(nowMillis, taken.decidedAtMillis(), request.cost());
+            }
         }
     }
 
@@ -172,7 +192,8 @@ public class LocalBackend implements RateLimitBackend {
         WindowCounter counter = stored.map().get(stored.key());
         Decision decision = (counter != null) ? counter.peek(nowMillis, limit.limit()) : null;
         return (decision != null) ? decision
-                : counters.sketch.counterFor(stored.key(), () -> false).peek(nowMillis, limit.limit());
+                : counters.sketch.counterFor(stored.key(), stored.isDigest(), () -> false).peek(nowMillis,
+                        limit.limit());
     }
 
     /**
@@ -184,12 +205,16 @@ public class LocalBackend implements RateLimitBackend {
     @Override
     public void reset(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
-        LimitCounters counters = this.limits.get(limit.name());
-        StoredKey stored = (counters != null) ? StoredKey.of(counters, key) : null;
-        WindowCounter counter = (stored != null) ? stored.map().get(stored.key()) : null;
+        WindowCounter counter = existingCounter(limit, key);
         if (counter != null) {
-            counter.reset();
+            counter.reset(this.timeSource.currentTimeMillis());
         }
+    }
+
+    /** Stops using the clock: the ticking clock's thread ends when no backend uses it. */
+    @Override
+    public void close() {
+        this.clockRegistration.close();
     }
 
     /**
@@ -217,35 +242,52 @@ public class LocalBackend implements RateLimitBackend {
         return this.overflowDecisions.sum();
     }
 
-    private WindowCounter counterFor(LimitDefinition limit, String key, long nowMillis) {
-        LimitCounters counters = countersOf(limit);
-        // Keys are stored as they are, or by digest in a map of their own: a key found here is one
-        // that was checked and stored as it is, so nothing of it needs reading again.
-        WindowCounter counter = (key != null) ? counters.counters.get(key) : null;
-        if (counter != null) {
-            return counter;
+    /** The key's own counter, if it has one; never creates one. */
+    private WindowCounter existingCounter(LimitDefinition limit, String key) {
+        LimitCounters counters = this.limits.get(limit.name());
+        if (counters == null) {
+            return null;
         }
-        LimitRequest.check(limit, key, 1);
         StoredKey stored = StoredKey.of(counters, key);
-        // A short key was just looked up; a long one has its own map.
-        counter = stored.isDigest() ? stored.map().get(stored.key()) : null;
-        if (counter != null) {
-            return counter;
-        }
-        long weight = counters.weightOf(stored.key());
-        if (reserve(weight, nowMillis)) {
-            WindowCounter created = counters.createIfSketchIsEmpty(stored, nowMillis);
-            if (created != null) {
-                return created;
+        return stored.map().get(stored.key());
+    }
+
+    private WindowCounter counterFor(LimitDefinition limit, String key, long nowMillis) {
+        while (true) {
+            LimitCounters counters = countersOf(limit);
+            // Keys are stored as they are, or by digest in a map of their own: a key found here is one
+            // that was checked and stored as it is, so nothing of it needs reading again.
+            WindowCounter counter = (key != null) ? counters.counters.get(key) : null;
+            if (counter != null) {
+                return counter;
             }
-            release(weight);
-            WindowCounter raced = stored.map().get(stored.key());
-            if (raced != null) {
-                return raced;
+            LimitRequest.check(limit, key, 1);
+            StoredKey stored = StoredKey.of(counters, key);
+            // A short key was just looked up; a long one has its own map.
+            counter = stored.isDigest() ? stored.map().get(stored.key()) : null;
+            if (counter != null) {
+                return counter;
             }
+            long weight = counters.weightOf(stored.key());
+            if (reserve(weight, nowMillis)) {
+                WindowCounter created = counters.createIfSketchIsEmpty(stored, nowMillis);
+                if (created != null) {
+                    return created;
+                }
+                release(weight);
+                if (counters.isDrained()) {
+                    // The limit's window changed meanwhile: its new counters are elsewhere.
+                    continue;
+                }
+                WindowCounter raced = stored.map().get(stored.key());
+                if (raced != null) {
+                    return raced;
+                }
+            }
+            this.overflowDecisions.increment();
+            return counters.sketch.counterFor(stored.key(), stored.isDigest(),
+                    () -> stored.map().get(stored.key()) != null || counters.isDrained());
         }
-        this.overflowDecisions.increment();
-        return counters.sketch.counterFor(stored.key(), () -> stored.map().get(stored.key()) != null);
     }
 
     private LimitCounters countersOf(LimitDefinition limit) {
@@ -253,16 +295,34 @@ public class LocalBackend implements RateLimitBackend {
         if (counters != null && counters.countsFor(limit)) {
             return counters;
         }
-        return this.limits.compute(limit.name(), (name, existing) -> {
+        LimitCounters[] replaced = new LimitCounters[1];
+        LimitCounters current = this.limits.compute(limit.name(), (name, existing) -> {
             if (existing != null && existing.countsFor(limit)) {
                 return existing;
             }
-            if (existing != null) {
-                existing.counters.forEach((key, counter) -> release(existing.weightOf(key)));
-                existing.digests.forEach((key, counter) -> release(existing.weightOf(key)));
-            }
-            return new LimitCounters(limit);
+            replaced[0] = existing;
+            return new LimitCounters(limit, this.counterMemory);
         });
+        if (replaced[0] != null) {
+            drain(replaced[0]);
+        }
+        return current;
+    }
+
+    /**
+     * Drops every counter of a limit whose window changed, giving back their room. No counter can be
+     * added to it afterwards, and a caller that holds one of them looks its key up again.
+     */
+    private void drain(LimitCounters counters) {
+        counters.markDrained();
+        for (Map<String, WindowCounter> map : List.of(counters.counters, counters.digests)) {
+            map.forEach((key, counter) -> {
+                counter.discard();
+                if (map.remove(key, counter)) {
+                    release(counters.weightOf(key) + counter.extraBytes());
+                }
+            });
+        }
     }
 
     /** Takes room for one counter of {@code weight} bytes, dropping empty counters if needed. */
@@ -297,6 +357,25 @@ public class LocalBackend implements RateLimitBackend {
         this.liveBytes.addAndGet(-weight);
     }
 
+    /** Room for counters that grow (sliding logs), within the same bound on bytes. */
+    private final CounterMemory counterMemory = new CounterMemory() {
+
+        @Override
+        public boolean tryReserve(long bytes) {
+            if (LocalBackend.this.liveBytes.addAndGet(bytes) > LocalBackend.this.maxBytes) {
+                LocalBackend.this.liveBytes.addAndGet(-bytes);
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public void release(long bytes) {
+            LocalBackend.this.liveBytes.addAndGet(-bytes);
+        }
+
+    };
+
     /** Drops the counters that hold nothing; one thread at a time, the others go on deciding. */
     private void sweep(long nowMillis, boolean wait) {
         if (wait) {
@@ -312,7 +391,7 @@ public class LocalBackend implements RateLimitBackend {
                 for (Map<String, WindowCounter> map : List.of(counters.counters, counters.digests)) {
                     map.forEach((key, counter) -> {
                         if (counter.retireIfEmpty(nowMillis) && map.remove(key, counter)) {
-                            release(counters.weightOf(key));
+                            release(counters.weightOf(key) + counter.extraBytes());
                         }
                     });
                 }
@@ -344,14 +423,29 @@ public class LocalBackend implements RateLimitBackend {
 
         private final long counterBytes;
 
-        LimitCounters(LimitDefinition geometry) {
-            this.factory = WindowCounter.factory(geometry);
+        /** Set, under the sketch's monitor, when the limit's window changed: no counter is added any more. */
+        private boolean drained;
+
+        LimitCounters(LimitDefinition geometry, CounterMemory memory) {
+            this.factory = WindowCounter.factory(geometry, memory);
             this.sketch = new OverflowSketch(geometry);
-            this.counterBytes = COUNTER_OVERHEAD_BYTES + arrayBytes(geometry);
+            this.counterBytes = COUNTER_OVERHEAD_BYTES + WindowCounter.initialArrayBytes(geometry);
         }
 
         boolean countsFor(LimitDefinition definition) {
             return this.sketch.countsFor(definition);
+        }
+
+        void markDrained() {
+            synchronized (this.sketch) {
+                this.drained = true;
+            }
+        }
+
+        boolean isDrained() {
+            synchronized (this.sketch) {
+                return this.drained;
+            }
         }
 
         long weightOf(String key) {
@@ -365,19 +459,13 @@ public class LocalBackend implements RateLimitBackend {
          */
         WindowCounter createIfSketchIsEmpty(StoredKey stored, long nowMillis) {
             WindowCounter[] created = new WindowCounter[1];
-            this.sketch.whenEmptyFor(stored.key(), nowMillis, () -> stored.map().computeIfAbsent(stored.key(),
-                    (ignored) -> created[0] = this.factory.apply(nowMillis)));
+            this.sketch.whenEmptyFor(stored.key(), stored.isDigest(), nowMillis, () -> {
+                // Under the sketch's monitor, as the drain's mark: a drained limit gets no new counter.
+                if (!this.drained) {
+                    stored.map().computeIfAbsent(stored.key(), (ignored) -> created[0] = this.factory.apply(nowMillis));
+                }
+            });
             return created[0];
-        }
-
-        /** Bytes of a counter's arrays: the ring of slot counts, or the log at its largest. */
-        private static long arrayBytes(LimitDefinition geometry) {
-            if (geometry.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) {
-                return 16 + 8L * geometry.subWindows();
-            }
-            long entries = Math.max(8, Long.highestOneBit(Math.max(1, Math.min(geometry.limit(),
-                    geometry.windowMillis())) * 2 - 1));
-            return 2 * (16 + 8 * entries);
         }
 
     }

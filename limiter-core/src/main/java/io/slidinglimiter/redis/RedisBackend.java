@@ -95,12 +95,21 @@ public final class RedisBackend implements RateLimitBackend {
         });
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A call decided across Cluster slots is given back slot by slot, each at the Redis time its own
+     * script decided it.
+     */
     @Override
     public void refund(List<LimitRequest> requests, Decisions taken) {
-        for (List<Integer> group : groups(requests)) {
-            List<LimitRequest> selected = SplitDecision.select(requests, group);
-            run(REFUND, REDIS_TIME, bytes(Long.toString(taken.decidedAtMillis())), keysOf(selected),
-                    limitsOf(selected), costsOf(selected));
+        List<List<Integer>> groups = groups(requests);
+        for (int g = 0; g < groups.size(); g++) {
+            List<LimitRequest> selected = SplitDecision.select(requests, groups.get(g));
+            long decidedAtMillis = (groups.size() > 1 && taken.parts().size() == groups.size())
+                    ? taken.parts().get(g).decidedAtMillis() : taken.decidedAtMillis();
+            run(REFUND, REDIS_TIME, bytes(Long.toString(decidedAtMillis)), keysOf(selected), limitsOf(selected),
+                    costsOf(selected));
         }
     }
 

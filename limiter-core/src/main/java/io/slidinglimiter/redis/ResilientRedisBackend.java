@@ -167,6 +167,12 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.redis.reset(limit, key);
     }
 
+    @Override
+    public void close() {
+        this.local.close();
+        this.redis.close();
+    }
+
     /** @return whether the circuit breaker is keeping calls away from Redis */
     public boolean isCircuitOpen() {
         return this.breaker.isOpen();

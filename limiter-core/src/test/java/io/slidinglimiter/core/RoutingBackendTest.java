@@ -54,4 +54,20 @@ class RoutingBackendTest {
         assertThat(this.first.peek(this.perUser, "dave").remaining()).isZero();
     }
 
+    /** Each backend decides by its own clock (Redis by Redis time): a refund must use each group's. */
+    @Test
+    void aRefundGivesEachBackendBackAtTheTimeItDecided() {
+        ManualTimeSource otherClock = new ManualTimeSource(this.time.currentTimeMillis() + 3_600_000);
+        LocalBackend elsewhere = new LocalBackend(otherClock, 1_000);
+        RoutingBackend split = new RoutingBackend(List.of(this.first, elsewhere), elsewhere,
+                Map.of("per-user", this.first));
+        List<LimitRequest> call = List.of(new LimitRequest(this.perUser, "erin", 2), new LimitRequest(this.global,
+                "all", 1));
+        Decisions taken = split.tryAcquireAll(call);
+        assertThat(taken.allowed()).isTrue();
+        split.refund(call, taken);
+        assertThat(this.first.peek(this.perUser, "erin").remaining()).isEqualTo(5);
+        assertThat(elsewhere.peek(this.global, "all").remaining()).isEqualTo(2);
+    }
+
 }

@@ -59,7 +59,7 @@ class SlidingLogTest {
     void resetForgetsEveryPermit() {
         SlidingLog log = new SlidingLog(1000);
         log.tryAcquire(T0, 5, 5);
-        log.reset();
+        log.reset(T0);
         assertThat(log.tryAcquire(T0, 5, 5).allowed()).isTrue();
     }
 

@@ -1,6 +1,12 @@
 package io.slidinglimiter.core;
 
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
@@ -69,6 +75,7 @@ class TimeSourceTest {
     @Test
     void theSharedTickingSourceParksWhenIdleAndWakesOnTheNextRead() {
         TickingTimeSource ticking = new TickingTimeSource(TimeSource.monotonic(), 200, true);
+        TimeSource.Registration user = ticking.register();
         long previous = ticking.currentTimeMillis();
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> {
             long now = ticking.currentTimeMillis();
@@ -80,6 +87,140 @@ class TimeSourceTest {
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(ticking::isTicking);
         assertThat(ticking.currentTimeMillis()).isCloseTo(TimeSource.monotonic().currentTimeMillis(),
                 org.assertj.core.data.Offset.offset(1_000L));
+        user.close();
+    }
+
+    /** The thread dies of an error in the clock it reads: reads must not stay on its last value. */
+    @Test
+    void timeKeepsMovingAfterTheTickingThreadDies() {
+        ManualTimeSource manual = new ManualTimeSource(1_000);
+        AtomicBoolean failOnTheThread = new AtomicBoolean();
+        TickingTimeSource ticking = new TickingTimeSource(() -> {
+            if (Thread.currentThread().getName().equals(TickingTimeSource.THREAD_NAME)
+                    && failOnTheThread.compareAndSet(true, false)) {
+                throw new IllegalStateException("the clock failed once");
+            }
+            return manual.currentTimeMillis();
+        }, 1_000, true);
+        TimeSource.Registration user = ticking.register();
+        ticking.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(ticking::isTicking);
+        Thread first = ticking.thread();
+        failOnTheThread.set(true);
+        await().dontCatchUncaughtExceptions().atMost(Duration.ofSeconds(10)).until(() -> !first.isAlive());
+        manual.advanceMillis(300);
+        assertThat(ticking.currentTimeMillis()).as("the read after the thread died").isEqualTo(1_300);
+        // That read started a new thread, which serves the field again after its next tick.
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticking.thread() != null && ticking.thread() != first);
+        manual.advanceMillis(300);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticking.currentTimeMillis() == 1_600);
+        user.close();
+    }
+
+    /** A thread that cannot tick (here it waits on its clock) holds time back for a bounded number of reads. */
+    @Test
+    void aStalledTickingThreadHoldsTimeBackForABoundedNumberOfReads() throws Exception {
+        ManualTimeSource manual = new ManualTimeSource(1_000);
+        CountDownLatch stall = new CountDownLatch(1);
+        AtomicBoolean stallTheThread = new AtomicBoolean();
+        TickingTimeSource ticking = new TickingTimeSource(() -> {
+            if (Thread.currentThread().getName().equals(TickingTimeSource.THREAD_NAME) && stallTheThread.get()) {
+                try {
+                    stall.await();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return manual.currentTimeMillis();
+        }, 1_000, true);
+        TimeSource.Registration user = ticking.register();
+        ticking.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(ticking::isTicking);
+        stallTheThread.set(true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticking.thread().getState() == Thread.State.WAITING);
+        manual.advanceMillis(500);
+        int reads = 1;
+        while (ticking.currentTimeMillis() != 1_500) {
+            reads++;
+            assertThat(reads).as("reads before time moved").isLessThan(100 * TickingTimeSource.SAMPLED_READS);
+        }
+        stall.countDown();
+        user.close();
+    }
+
+    @Test
+    void anInterruptNeitherStopsNorSpinsTheTickingThread() {
+        AtomicInteger ticks = new AtomicInteger();
+        TickingTimeSource ticking = new TickingTimeSource(() -> {
+            if (Thread.currentThread().getName().equals(TickingTimeSource.THREAD_NAME)) {
+                ticks.incrementAndGet();
+            }
+            return 1_000;
+        }, 5, true);
+        TimeSource.Registration user = ticking.register();
+        ticking.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticking.thread() != null);
+        Thread thread = ticking.thread();
+        // Idle after five ticks, it parks until a read; an interrupt must not make every park return at once.
+        await().atMost(Duration.ofSeconds(10)).until(() -> thread.getState() == Thread.State.WAITING);
+        thread.interrupt();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !thread.isInterrupted()
+                && thread.getState() == Thread.State.WAITING);
+        assertThat(ticking.thread()).isSameAs(thread);
+        int ticksWhileIdle = ticks.get();
+        ticking.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ticks.get() > ticksWhileIdle);
+        user.close();
+    }
+
+    /** Whoever reads first lends the thread neither its inheritable thread-locals nor its class loader. */
+    @Test
+    void theTickingThreadInheritsNothingFromItsFirstReader() throws Exception {
+        InheritableThreadLocal<byte[]> inherited = new InheritableThreadLocal<>();
+        AtomicReference<Object> seenValue = new AtomicReference<>("unset");
+        AtomicReference<ClassLoader> seenLoader = new AtomicReference<>();
+        TickingTimeSource ticking = new TickingTimeSource(() -> {
+            if (Thread.currentThread().getName().equals(TickingTimeSource.THREAD_NAME)) {
+                seenValue.compareAndSet("unset", inherited.get());
+                seenLoader.compareAndSet(null, Thread.currentThread().getContextClassLoader());
+            }
+            return 1_000;
+        }, 1_000, true);
+        TimeSource.Registration user = ticking.register();
+        ClassLoader webapp = new URLClassLoader(new URL[0], getClass().getClassLoader());
+        Thread reader = new Thread(() -> {
+            inherited.set(new byte[1024 * 1024]);
+            ticking.currentTimeMillis();
+        });
+        reader.setContextClassLoader(webapp);
+        reader.start();
+        reader.join();
+        await().atMost(Duration.ofSeconds(10)).until(() -> seenLoader.get() != null);
+        assertThat(seenValue.get()).as("the reader's inheritable thread-local").isNull();
+        assertThat(seenLoader.get()).isNotSameAs(webapp).isSameAs(TickingTimeSource.class.getClassLoader());
+        user.close();
+    }
+
+    @Test
+    void theTickingThreadEndsWhenItsLastUserClosesAndNoneStartsWithoutOne() {
+        TickingTimeSource ticking = new TickingTimeSource(TimeSource.monotonic(), 1_000, true);
+        ticking.currentTimeMillis();
+        assertThat(ticking.thread()).as("no user: reads go to the clock").isNull();
+        TimeSource.Registration first = ticking.register();
+        TimeSource.Registration second = ticking.register();
+        ticking.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(ticking::isTicking);
+        Thread thread = ticking.thread();
+        first.close();
+        first.close();
+        assertThat(ticking.thread()).as("one user left").isSameAs(thread);
+        second.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !thread.isAlive());
+        assertThat(ticking.isTicking()).isFalse();
+        long before = TimeSource.monotonic().currentTimeMillis();
+        assertThat(ticking.currentTimeMillis()).isGreaterThanOrEqualTo(before);
+        assertThat(ticking.thread()).isNull();
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 
 import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.ConcurrentCalls;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
@@ -119,6 +120,29 @@ class LocalBackendConcurrencyTest {
         finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * A window changed at run time while other threads still create counters under the old one: when
+     * every window has ended, no counter and no byte may stay counted as live.
+     */
+    @Test
+    void changingAWindowUnderLoadLeavesNoRoomTaken() throws Exception {
+        LocalBackend backend = new LocalBackend(this.frozen, 1_000_000);
+        LimitDefinition[] shapes = { LimitDefinition.of("changing", 5, Duration.ofSeconds(1), 10),
+                LimitDefinition.of("changing", 5, Duration.ofSeconds(2), 10),
+                new LimitDefinition("changing", 5, Duration.ofSeconds(1), 1, Algorithm.SLIDING_LOG) };
+        ConcurrentCalls calls = ConcurrentCalls.run(THREADS, 20_000, (thread, i) -> {
+            if (thread == 0 && i % 50 == 0) {
+                backend.peek(shapes[(i / 50) % shapes.length], "any");
+                return backend.tryAcquire(shapes[(i / 50) % shapes.length], "switch-" + i, 1);
+            }
+            return backend.tryAcquire(shapes[i % shapes.length], "t" + thread + "-" + i, 1);
+        });
+        assertThat(calls.failures()).hasValue(0);
+        this.frozen.advance(Duration.ofSeconds(3));
+        assertThat(backend.liveCounters()).isZero();
+        assertThat(backend.liveBytes()).isZero();
     }
 
 }

@@ -1,16 +1,20 @@
 package io.slidinglimiter.local;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.CounterKeys;
+import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The bounds on the local store, and what a flood of keys can and cannot do to it.
@@ -169,6 +173,80 @@ class LocalBackendMemoryTest {
         assertThat(backend.tryAcquire(limit, otherLongKey, 1).allowed())
                 .as("nor the other way round, when the short key came first").isTrue();
         assertThat(backend.tryAcquire(limit, otherLongKey, 1).allowed()).isFalse();
+    }
+
+    /** Refunds happen in normal use (a call mixing a local and a Redis limit that Redis rejects). */
+    @Test
+    void admitAndRefundPairsKeepASlidingLogWithinItsLimit() {
+        LocalBackend backend = new LocalBackend(this.time, 1_000, 10 * 1024);
+        LimitDefinition log = new LimitDefinition("log", 5, Duration.ofHours(1), 1, Algorithm.SLIDING_LOG);
+        List<LimitRequest> request = List.of(new LimitRequest(log, "alice", 1));
+        long bytesOfOneKey = 0;
+        for (int pair = 0; pair < 200_000; pair++) {
+            Decisions taken = backend.tryAcquireAll(request);
+            assertThat(taken.allowed()).as("pair %d", pair).isTrue();
+            backend.refund(request, taken);
+            bytesOfOneKey = Math.max(bytesOfOneKey, backend.liveBytes());
+            this.time.advanceMillis(1);
+        }
+        assertThat(bytesOfOneKey).as("a new log's bytes, never more").isLessThan(600);
+        assertThat(backend.peek(log, "alice").remaining()).isEqualTo(5);
+        assertThat(backend.tryAcquire(log, "alice", 5).allowed()).isTrue();
+    }
+
+    /** A limit raised at run time lets logs hold more entries: they grow only within the bound. */
+    @Test
+    void raisingASlidingLogsLimitAtRunTimeKeepsTheByteBound() {
+        long bound = 10 * 1024;
+        LocalBackend bounded = new LocalBackend(this.time, 1_000, bound);
+        LocalBackend unbounded = new LocalBackend(this.time, 1_000, Long.MAX_VALUE);
+        LimitDefinition small = new LimitDefinition("log", 5, Duration.ofHours(1), 1, Algorithm.SLIDING_LOG);
+        LimitDefinition raised = small.withLimit(100_000);
+        for (int key = 0; key < 20; key++) {
+            bounded.tryAcquire(small, "k" + key, 1);
+            unbounded.tryAcquire(small, "k" + key, 1);
+        }
+        for (int step = 0; step < 20_000; step++) {
+            String key = "k" + (step % 20);
+            if (bounded.tryAcquire(raised, key, 1).allowed()) {
+                assertThat(unbounded.tryAcquire(raised, key, 1).allowed()).as("step %d", step).isTrue();
+            }
+            this.time.advanceMillis(1);
+            assertThat(bounded.liveBytes()).as("step %d", step).isLessThanOrEqualTo(bound);
+        }
+        assertThat(bounded.liveCounters()).isEqualTo(20);
+        this.time.advance(Duration.ofHours(1));
+        assertThat(bounded.liveCounters()).isZero();
+        assertThat(bounded.liveBytes()).as("every grown log gave its room back").isZero();
+    }
+
+    /** A short key that spells a long key's digest must not share the long key's cells in the sketch. */
+    @Test
+    void aShortKeySpellingALongKeysDigestSharesNothingWithItInTheSketch() {
+        LocalBackend backend = new LocalBackend(this.time, 1);
+        LimitDefinition limit = LimitDefinition.of("api", 3, Duration.ofMinutes(1), 10);
+        backend.tryAcquire(limit, "occupant", 1);
+        String longKey = "victim-".repeat(40);
+        String impostor = CounterKeys.digest(longKey);
+        for (int i = 0; i < 3; i++) {
+            assertThat(backend.tryAcquire(limit, impostor, 1).allowed()).isTrue();
+        }
+        assertThat(backend.overflowDecisions()).isEqualTo(3);
+        assertThat(backend.tryAcquire(limit, longKey, 1).allowed()).as("the long key, through the sketch").isTrue();
+    }
+
+    /** The same limit and key twice in one call: counted twice on a counter, and on the sketch too. */
+    @Test
+    void theSameLimitAndKeyTwiceInOneCallIsRefusedEvenInTheSketch() {
+        LocalBackend backend = new LocalBackend(this.time, 1);
+        LimitDefinition limit = LimitDefinition.of("api", 1, Duration.ofMinutes(1), 10);
+        backend.tryAcquire(limit, "occupant", 1);
+        LimitRequest victim = new LimitRequest(limit, "victim", 1);
+        assertThatIllegalArgumentException().isThrownBy(() -> backend.tryAcquireAll(List.of(victim, victim)))
+                .withMessageContaining("Limit 'api' appears twice for one key");
+        assertThat(backend.peek(limit, "victim").remaining()).as("nothing consumed").isEqualTo(1);
+        assertThat(backend.tryAcquire(limit, "victim", 1).allowed()).isTrue();
+        assertThat(backend.tryAcquire(limit, "victim", 1).allowed()).isFalse();
     }
 
 }

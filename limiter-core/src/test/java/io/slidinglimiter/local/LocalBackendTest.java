@@ -163,4 +163,24 @@ class LocalBackendTest {
         return admitted;
     }
 
+    /** A refund that lands after a reset must not give back what the reset already forgot. */
+    @Test
+    void aRefundAfterAResetGivesNothingBack() {
+        List<LimitRequest> one = List.of(new LimitRequest(this.login, "alice", 1));
+        Decisions taken = this.backend.tryAcquireAll(one);
+        assertThat(admitted(this.login, "alice", 4)).isEqualTo(4);
+        this.backend.reset(this.login, "alice");
+        this.time.advanceMillis(1);
+        assertThat(admitted(this.login, "alice", 5)).isEqualTo(5);
+        this.backend.refund(one, taken);
+        assertThat(this.backend.tryAcquire(this.login, "alice", 1).allowed()).as("a sixth in one window").isFalse();
+    }
+
+    @Test
+    void aRefundForAKeyWithoutACounterCreatesNone() {
+        Decisions taken = new Decisions(true, List.of(new Decision(true, 5, 4, 0, 0)), this.time.currentTimeMillis());
+        this.backend.refund(List.of(new LimitRequest(this.login, "nobody", 1)), taken);
+        assertThat(this.backend.liveCounters()).isZero();
+    }
+
 }
