@@ -93,18 +93,21 @@ public final class SlidingWindowCounter extends WindowCounter {
         while (true) {
             Epoch epoch = this.epoch;
             long current = epoch.current;
+            // Every field of the epoch is read before the compare-and-set or the check that validates
+            // the reads: a locked section that seals it may change them in place right after.
+            long newestExpiry = newestExpiry(epoch);
             long outcome = decideOpen(epoch, current, nowMillis, cost, limit);
             if (outcome >= 0) {
-                return new Decision(true, limit, outcome, 0, capped(newestExpiry(epoch) - nowMillis));
+                return new Decision(true, limit, outcome, 0, capped(newestExpiry - nowMillis));
             }
             if (outcome == LOCKED) {
                 return tryAcquireLocked(nowMillis, cost, limit);
             }
             if (outcome != LOST_RACE) {
                 long resetAfterMillis = resetAfterMillis(epoch, current, nowMillis);
+                long remaining = Math.max(0, limit - epoch.older - current);
                 if (stillOpen(epoch)) {
-                    return new Decision(false, limit, Math.max(0, limit - epoch.older - current), -outcome,
-                            capped(resetAfterMillis));
+                    return new Decision(false, limit, remaining, -outcome, capped(resetAfterMillis));
                 }
             }
         }
