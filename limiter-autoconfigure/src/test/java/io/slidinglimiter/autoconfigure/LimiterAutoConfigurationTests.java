@@ -51,6 +51,31 @@ class LimiterAutoConfigurationTests {
         });
     }
 
+    /** The ticking clock's thread runs while a backend uses the clock: closing the context ends that use. */
+    @Test
+    void closingTheContextClosesTheBackendsUseOfTheClock() {
+        java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+        TimeSource counting = new TimeSource() {
+
+            @Override
+            public long currentTimeMillis() {
+                return 1_700_000_000_000L;
+            }
+
+            @Override
+            public Registration register() {
+                open.incrementAndGet();
+                return open::decrementAndGet;
+            }
+
+        };
+        this.runner.withBean(TimeSource.class, () -> counting).run((context) -> {
+            assertThat(open).as("the local backend uses the clock").hasValue(1);
+            context.close();
+            assertThat(open).hasValue(0);
+        });
+    }
+
     @Test
     void disabledWiresNothing() {
         this.webRunner.withPropertyValues("limiter.enabled=false").run((context) -> {
