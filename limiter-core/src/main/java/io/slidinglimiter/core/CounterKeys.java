@@ -1,5 +1,6 @@
 package io.slidinglimiter.core;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -37,7 +38,48 @@ public final class CounterKeys {
      */
     public static boolean fits(String key) {
         // A char is at most 3 UTF-8 bytes, so short strings need no encoding to know they fit.
-        return key.length() * 3 <= MAX_KEY_BYTES || key.getBytes(StandardCharsets.UTF_8).length <= MAX_KEY_BYTES;
+        return key.length() * 3 <= MAX_KEY_BYTES || bytes(key).length <= MAX_KEY_BYTES;
+    }
+
+    /**
+     * A key's bytes: UTF-8, except that a surrogate without its pair is encoded on its own, in three
+     * bytes (as WTF-8 does), where {@link String#getBytes} would write {@code ?} for it. So distinct
+     * keys have distinct bytes: {@code "\uD800"}, {@code "\uD801"} and {@code "?"} stay three keys.
+     * Well-formed keys get exactly their UTF-8 bytes.
+     * @param key a counter key
+     * @return its bytes
+     */
+    public static byte[] bytes(String key) {
+        if (!hasSurrogate(key)) {
+            return key.getBytes(StandardCharsets.UTF_8);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(key.length() * 3);
+        for (int i = 0; i < key.length(); i++) {
+            int codePoint = key.codePointAt(i);
+            if (Character.isSupplementaryCodePoint(codePoint)) {
+                i++;
+            }
+            if (codePoint < 0x80) {
+                out.write(codePoint);
+            }
+            else if (codePoint < 0x800) {
+                out.write(0xC0 | (codePoint >> 6));
+                out.write(0x80 | (codePoint & 0x3F));
+            }
+            else if (codePoint < 0x10000) {
+                // A lone surrogate lands here too, as its own three bytes.
+                out.write(0xE0 | (codePoint >> 12));
+                out.write(0x80 | ((codePoint >> 6) & 0x3F));
+                out.write(0x80 | (codePoint & 0x3F));
+            }
+            else {
+                out.write(0xF0 | (codePoint >> 18));
+                out.write(0x80 | ((codePoint >> 12) & 0x3F));
+                out.write(0x80 | ((codePoint >> 6) & 0x3F));
+                out.write(0x80 | (codePoint & 0x3F));
+            }
+        }
+        return out.toByteArray();
     }
 
     /**
@@ -47,12 +89,21 @@ public final class CounterKeys {
      */
     public static String digest(String key) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes(key));
             return DIGEST_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
         }
         catch (NoSuchAlgorithmException ex) {
             throw new IllegalStateException("Every Java platform has SHA-256", ex);
         }
+    }
+
+    private static boolean hasSurrogate(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            if (Character.isSurrogate(key.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
 }

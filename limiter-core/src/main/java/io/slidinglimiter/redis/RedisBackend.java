@@ -33,6 +33,9 @@ public final class RedisBackend implements RateLimitBackend {
 
     private static final byte[] ACQUIRE = bytes("acquire");
 
+    /** The largest limit Redis counts exactly: its Lua numbers are doubles. */
+    public static final long MAX_LIMIT = (1L << 53) - 1;
+
     private static final byte[] PEEK = bytes("peek");
 
     private static final byte[] RESET = bytes("reset");
@@ -140,6 +143,30 @@ public final class RedisBackend implements RateLimitBackend {
         return decisions(reply, requests);
     }
 
+    /**
+     * Peeks at a given time instead of Redis time: for tests.
+     * @param nowMillis the time to peek at
+     * @param limit the limit
+     * @param key the key
+     * @return what a call of cost 1 would be told
+     */
+    Decision peekAt(long nowMillis, LimitDefinition limit, String key) {
+        List<Long> reply = run(PEEK, bytes(Long.toString(nowMillis)), REDIS_TIME,
+                new byte[][] { this.keys.counterKey(limit.name(), key) }, List.of(limit), new long[] { 1 });
+        return decision(reply, 0, limit.limit());
+    }
+
+    /**
+     * Refunds at a given time instead of Redis time: for tests that replay a schedule.
+     * @param nowMillis the time of the refund
+     * @param requests the requests admitted together (their keys share a slot)
+     * @param taken their decisions
+     */
+    void refundAt(long nowMillis, List<LimitRequest> requests, Decisions taken) {
+        run(REFUND, bytes(Long.toString(nowMillis)), bytes(Long.toString(taken.decidedAtMillis())), keysOf(requests),
+                limitsOf(requests), costsOf(requests));
+    }
+
     /** One script run over requests whose keys share a slot. */
     private Decisions decide(List<LimitRequest> requests) {
         return decisions(run(ACQUIRE, REDIS_TIME, REDIS_TIME, keysOf(requests), limitsOf(requests), costsOf(requests)),
@@ -173,6 +200,7 @@ public final class RedisBackend implements RateLimitBackend {
         args[2] = acquiredAt;
         for (int i = 0; i < limits.size(); i++) {
             LimitDefinition limit = limits.get(i);
+            checkLimit(limit);
             int base = 3 + 5 * i;
             args[base] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? ONE : ZERO;
             args[base + 1] = bytes(Long.toString(limit.windowMillis()));
@@ -181,6 +209,18 @@ public final class RedisBackend implements RateLimitBackend {
             args[base + 4] = bytes(Long.toString(costs[i]));
         }
         return this.runner.run(counterKeys, args);
+    }
+
+    /**
+     * Refuses a limit that Redis's Lua, which counts in doubles, cannot count exactly.
+     * @param limit a limit's definition
+     * @throws IllegalArgumentException when its limit is above {@link #MAX_LIMIT}
+     */
+    public static void checkLimit(LimitDefinition limit) {
+        if (limit.limit() > MAX_LIMIT) {
+            throw new IllegalArgumentException("Limit '" + limit.name() + "' is " + limit.limit()
+                    + " permits, but Redis counts exactly only up to " + MAX_LIMIT + " (2^53 - 1)");
+        }
     }
 
     private static Decisions decisions(List<Long> reply, List<LimitRequest> requests) {

@@ -1,7 +1,5 @@
 package io.slidinglimiter.redis;
 
-import java.nio.charset.StandardCharsets;
-
 import io.slidinglimiter.core.CounterKeys;
 
 /**
@@ -9,6 +7,8 @@ import io.slidinglimiter.core.CounterKeys;
  * every limit of one key lands in one Cluster slot; it is escaped ({@code \} as {@code \\},
  * {@code {} as {@code \(}, {@code }} as {@code \)}) so that no key text can end the tag early or
  * reach into the namespace, and keys over {@value CounterKeys#MAX_KEY_BYTES} bytes are hashed first.
+ * Keys are encoded by {@link CounterKeys#bytes}, so keys that differ only in unpaired surrogates stay
+ * apart.
  */
 public final class RedisKeys {
 
@@ -45,7 +45,7 @@ public final class RedisKeys {
                 default -> redisKey.append(c);
             }
         }
-        return redisKey.append("}:").append(limitName).toString().getBytes(StandardCharsets.UTF_8);
+        return CounterKeys.bytes(redisKey.append("}:").append(limitName).toString());
     }
 
 }

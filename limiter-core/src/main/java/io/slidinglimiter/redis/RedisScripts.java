@@ -16,7 +16,7 @@ import java.util.HexFormat;
 public final class RedisScripts {
 
     /** The script every decision runs. */
-    public static final RedisScripts DECIDE = new RedisScripts("now.lua", "fast-path.lua",
+    public static final RedisScripts DECIDE = new RedisScripts("now.lua", "write.lua", "fast-path.lua",
             "sliding-window-counter.lua", "sliding-log.lua", "decide.lua");
 
     private final String source;

@@ -1,4 +1,4 @@
--- Decides, all or nothing, one call's limits; run after now.lua, fast-path.lua (which answers the
+-- Decides, all or nothing, one call's limits; run after now.lua, write.lua, fast-path.lua (which answers the
 -- common case before this runs), sliding-window-counter.lua and sliding-log.lua in one script
 -- (RedisScripts joins them), so a call is one EVALSHA.
 --

@@ -10,7 +10,7 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
   local slot_ms = window / slots
   local slot = math.floor(now / slot_ms)
   local index = slot % slots
-  local geometry = slots .. ':' .. slot_ms
+  local geometry = int(slots) .. ':' .. int(slot_ms)
   local expiry = math.min((slot + slots) * slot_ms - now, window)
   local fields = redis.pcall('HMGET', key, 'g', 's', 't', index)
   local newest = not fields.err and fields[1] == geometry and tonumber(fields[2])
@@ -19,7 +19,7 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
     local total, count = tonumber(fields[3]) or 0, tonumber(fields[4]) or 0
     if total + cost <= limit then
       total = total + cost
-      redis.call('HSET', key, 't', total, index, count + cost)
+      redis.call('HSET', key, 't', int(total), index, int(count + cost))
       return { 1, now, 1, limit - total, 0, expiry }
     end
     if total == count then
@@ -29,9 +29,9 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
   elseif not newest or slot - newest >= slots then
     -- No counter, another geometry or type, or nothing left in the window: start afresh.
     if fields.err or fields[1] then
-      redis.call('DEL', key)
+      discard(key)
     end
-    redis.call('HSET', key, 'g', geometry, 's', slot, 't', cost, index, cost)
+    redis.call('HSET', key, 'g', geometry, 's', int(slot), 't', int(cost), index, int(cost))
     redis.call('PEXPIRE', key, window + 1000)
     return { 1, now, 1, limit - cost, 0, expiry }
   elseif slot > newest then
@@ -46,8 +46,12 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
       total = total - (tonumber(counts[i]) or 0)
     end
     if total + cost <= limit then
-      redis.call('HDEL', key, unpack(leaving))
-      redis.call('HSET', key, 's', slot, 't', total + cost, index, cost)
+      -- HSET first (see write.lua); it overwrites the newest slot's field, so that one stays.
+      redis.call('HSET', key, 's', int(slot), 't', int(total + cost), index, int(cost))
+      leaving[#leaving] = nil
+      if #leaving > 0 then
+        redis.call('HDEL', key, unpack(leaving))
+      end
       redis.call('PEXPIRE', key, window + 1000)
       return { 1, now, 1, limit - total - cost, 0, expiry }
     end

@@ -4,38 +4,41 @@
 -- The hash holds: "g" the geometry ("<slots>:<slotMillis>"), "s" the newest slot number
 -- (epoch millis / slotMillis), "t" the rolling total, and one field per slot in use, named by its
 -- index in the ring ("0" .. slots-1). A hash of another geometry, or a key of another type (a
--- sliding log), is deleted and started afresh: old data is never read under a new geometry.
+-- sliding log), is counted as empty and replaced when written: old data is never read under a new
+-- geometry.
+--
+-- Loading only reads. What moving the window changes (the slots that left it, a key replaced) is
+-- written by persist, so a peek leaves the key byte for byte as it was. persist writes HSET first:
+-- see discard.lua for why the first write must be one that Redis refuses under maxmemory.
 local swc = {}
 
 function swc.load(key, window, slots, now)
   local slot_ms = window / slots
-  local c = { key = key, n = slots, slot_ms = slot_ms, window = window, geometry = slots .. ':' .. slot_ms }
+  local c = { key = key, n = slots, slot_ms = slot_ms, window = window, geometry = int(slots) .. ':' .. int(slot_ms) }
   local slot = math.floor(now / slot_ms)
   -- The newest slot's count comes with the header, so admitting is one HSET, not HINCRBY + HSET.
   local fields = redis.pcall('HMGET', key, 'g', 's', 't', slot % slots)
   if fields.err or fields[1] ~= c.geometry then
-    if fields.err or fields[1] then
-      redis.call('DEL', key)
-    end
-    c.cur, c.total, c.count, c.dirty = slot, 0, 0, true
+    c.cur, c.previous, c.total, c.count, c.fresh = slot, slot, 0, 0, true
+    c.discard = (fields.err or fields[1]) and true
     return c
   end
   c.cur, c.total = tonumber(fields[2]), tonumber(fields[3]) or 0
-  c.count = tonumber(fields[4]) or 0
+  c.previous, c.count = c.cur, tonumber(fields[4]) or 0
   local steps = slot - c.cur
   if steps >= slots then
-    redis.call('DEL', key)
-    c.cur, c.total, c.count, c.dirty = slot, 0, 0, true
+    c.cur, c.previous, c.total, c.count, c.fresh, c.discard = slot, slot, 0, 0, true, true
   elseif steps > 0 then
+    -- The slots being reused leave the window: their counts leave the total, in one read.
+    local leaving = {}
     for s = c.cur + 1, slot do
-      local index = s % slots
-      local count = tonumber(redis.call('HGET', key, index))
-      if count then
-        c.total = c.total - count
-        redis.call('HDEL', key, index)
-      end
+      leaving[#leaving + 1] = s % slots
     end
-    c.cur, c.count, c.dirty = slot, 0, true
+    local counts = redis.call('HMGET', key, unpack(leaving))
+    for i = 1, #counts do
+      c.total = c.total - (tonumber(counts[i]) or 0)
+    end
+    c.leaving, c.cur, c.count, c.dirty = leaving, slot, 0, true
   elseif steps < 0 then
     -- Redis time stepped back: count in the newest slot, as the Java counter does.
     c.count = tonumber(redis.call('HGET', key, c.cur % slots)) or 0
@@ -51,13 +54,19 @@ function swc.add(c, now, cost)
   c.count, c.total, c.dirty, c.added = c.count + cost, c.total + cost, true, true
 end
 
--- Slot counts from the oldest slot in the window to the newest.
+-- Slot counts by ring index as this decision sees them: without the slots that left the window.
 local function counts(c)
-  local flat = redis.call('HGETALL', c.key)
   local by_index = {}
-  for i = 1, #flat, 2 do
-    by_index[flat[i]] = tonumber(flat[i + 1])
+  if not c.fresh then
+    local flat = redis.call('HGETALL', c.key)
+    for i = 1, #flat, 2 do
+      by_index[flat[i]] = tonumber(flat[i + 1])
+    end
+    for _, index in ipairs(c.leaving or {}) do
+      by_index[tostring(index)] = nil
+    end
   end
+  by_index[tostring(c.cur % c.n)] = c.count
   return by_index
 end
 
@@ -95,24 +104,49 @@ end
 -- Gives back what an admission at acquired_at took, if its slot is still in the window.
 function swc.refund(c, acquired_at, cost)
   local slot = math.floor(acquired_at / c.slot_ms)
-  if slot > c.cur or slot <= c.cur - c.n then
+  if c.fresh or slot > c.cur or slot <= c.cur - c.n then
     return
   end
-  local index = slot % c.n
-  local held = tonumber(redis.call('HGET', c.key, index)) or 0
+  local index, held = slot % c.n, 0
+  if slot == c.cur then
+    held = c.count
+  elseif slot <= c.previous then
+    -- Slots after the stored newest one held nothing (their fields are older slots').
+    held = tonumber(redis.call('HGET', c.key, index)) or 0
+  end
   local taken = math.min(held, cost)
   if taken > 0 then
-    redis.call('HINCRBY', c.key, index, -taken)
     c.total, c.dirty = c.total - taken, true
-    if index == c.cur % c.n then
+    if slot == c.cur then
       c.count = c.count - taken
+    else
+      c.refunded = c.refunded or {}
+      c.refunded[#c.refunded + 1] = index
+      c.refunded[#c.refunded + 1] = held - taken
     end
   end
 end
 
 function swc.persist(c, ttl)
-  if c.dirty then
-    redis.call('HSET', c.key, 'g', c.geometry, 's', c.cur, 't', c.total, c.cur % c.n, c.count)
-    redis.call('PEXPIRE', c.key, ttl)
+  if not c.dirty then
+    return
   end
+  if c.discard then
+    discard(c.key)
+  end
+  local fields = { 'g', c.geometry, 's', int(c.cur), 't', int(c.total), c.cur % c.n, int(c.count) }
+  for _, value in ipairs(c.refunded or {}) do
+    fields[#fields + 1] = int(value)
+  end
+  redis.call('HSET', c.key, unpack(fields))
+  local stale = {}
+  for _, index in ipairs(c.leaving or {}) do
+    if index ~= c.cur % c.n then
+      stale[#stale + 1] = index
+    end
+  end
+  if #stale > 0 then
+    redis.call('HDEL', c.key, unpack(stale))
+  end
+  redis.call('PEXPIRE', c.key, ttl)
 end

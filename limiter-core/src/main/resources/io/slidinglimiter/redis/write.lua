@@ -1,0 +1,20 @@
+-- What every path that writes a counter shares. Run after now.lua in the joined script
+-- (RedisScripts), before the files that use it.
+
+-- A number as Redis should store it: every digit. (Lua turns a number into text with 14
+-- significant digits, so 10^15 + 1 would be stored as 1e+15.)
+local function int(value)
+  return string.format('%d', value)
+end
+
+-- Deletes a counter key of another type or shape, so that it can start afresh.
+--
+-- Why not DEL alone: under maxmemory with noeviction, Redis refuses a script's first write that may
+-- grow memory, but once the script has written anything (a DEL, an HDEL) it lets every later write
+-- through, past the bound. So every path that writes starts with a write Redis may refuse: here a
+-- SET, which replaces a value of any type; then the DEL. A decision under OOM then fails whole, on
+-- every path alike, and goes to the failure policy.
+local function discard(key)
+  redis.call('SET', key, '')
+  redis.call('DEL', key)
+end
