@@ -12,6 +12,7 @@ import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.core.InvalidLimitException;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.redis.RedisBackend;
 
 /**
  * Turns {@code limiter.*} properties into limit definitions, reporting every bad value by the
@@ -47,7 +48,8 @@ final class ConfiguredLimits {
         checkRedis(properties.getRedis(), problems);
         LimitRegistry registry = new LimitRegistry();
         for (Map.Entry<String, LimiterProperties.Limit> entry : properties.getLimits().entrySet()) {
-            definition(entry.getKey(), entry.getValue(), defaultSubWindows, redisPresent, problems, registry);
+            definition(entry.getKey(), entry.getValue(), defaultSubWindows, redisPresent, properties.getBackend(),
+                    problems, registry);
         }
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
@@ -66,7 +68,7 @@ final class ConfiguredLimits {
     }
 
     private static void definition(String name, LimiterProperties.Limit limit, int defaultSubWindows,
-            boolean redisPresent, List<Problem> problems, LimitRegistry registry) {
+            boolean redisPresent, Backend defaultBackend, List<Problem> problems, LimitRegistry registry) {
         String prefix = LimitPropertyNames.of(name);
         if (limit.getBackend() == Backend.REDIS && !redisPresent) {
             problems.add(redisUnavailable(prefix + ".backend"));
@@ -81,6 +83,13 @@ final class ConfiguredLimits {
         }
         if (limit.getLimit() == null || limit.getWindow() == null) {
             return;
+        }
+        Backend backend = (limit.getBackend() != null) ? limit.getBackend() : defaultBackend;
+        if (backend == Backend.REDIS && limit.getLimit() > RedisBackend.MAX_LIMIT) {
+            problems.add(new Problem(prefix + ".limit", "is " + limit.getLimit() + ", more than Redis counts exactly ("
+                    + RedisBackend.MAX_LIMIT + ", 2^53 - 1: its scripts count in doubles)",
+                    "Set " + prefix + ".limit to at most " + RedisBackend.MAX_LIMIT + ", or " + prefix
+                            + ".backend to local."));
         }
         int subWindows = (limit.getSubWindows() != null) ? limit.getSubWindows() : defaultSubWindows;
         try {

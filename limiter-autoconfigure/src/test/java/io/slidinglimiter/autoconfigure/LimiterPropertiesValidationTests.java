@@ -39,6 +39,17 @@ class LimiterPropertiesValidationTests {
     }
 
     @Test
+    void aRedisLimitAboveWhatLuaCountsExactlyFailsTheStart() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.limits.huge.limit")
+                    .contains("is 100000000000000000, more than Redis counts exactly (9007199254740991");
+            assertThat(analysis.getAction()).contains("Set limiter.limits.huge.limit to at most 9007199254740991")
+                    .contains("limiter.limits.huge.backend to local");
+        }, "limiter.limits.huge.limit=100000000000000000", "limiter.limits.huge.window=1m",
+                "limiter.limits.huge.backend=redis");
+    }
+
+    @Test
     void windowMustBePositive() {
         assertFailure(analysis -> assertThat(analysis.getDescription()).contains("limiter.limits.api.window")
                 .contains("window must be positive but was PT0S"),
