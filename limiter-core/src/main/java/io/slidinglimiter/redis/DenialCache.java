@@ -10,7 +10,8 @@ import io.slidinglimiter.Decision;
  * round trip. Exact: a counter whose next permit frees at {@code T} cannot admit any call before
  * {@code T}. An entry is kept only for a rejection of a call of cost 1 (the wait until one permit
  * frees, which bounds any cost), its time is counted from before the call was sent (so it ends no
- * later than Redis's {@code T}), and it is ignored once the limit changed. Bounded: past
+ * later than Redis's {@code T}), and it is ignored once the limit changed. It is kept at most
+ * {@code maxMillis}, so that a reset or a limit change made on another instance is seen by then. Bounded: past
  * {@code maxEntries}, expired entries are dropped, and new ones are not kept while it stays full.
  */
 final class DenialCache {
@@ -19,8 +20,16 @@ final class DenialCache {
 
     private final Map<Entry.Key, Entry> entries = new ConcurrentHashMap<>();
 
-    DenialCache(int maxEntries) {
+    private final long maxMillis;
+
+    /**
+     * @param maxEntries the most keys kept
+     * @param maxMillis the longest a denial is kept, however long Redis said: another instance may
+     * reset the key or change its limit meanwhile, and this one learns of it only from Redis
+     */
+    DenialCache(int maxEntries, long maxMillis) {
         this.maxEntries = maxEntries;
+        this.maxMillis = maxMillis;
     }
 
     /** The cached denial of {@code key} in {@code limitName} at its current {@code limit}, or null. */
@@ -45,7 +54,8 @@ final class DenialCache {
                 return;
             }
         }
-        this.entries.put(new Entry.Key(limitName, key), new Entry(sentAtMillis + rejection.retryAfterMillis(),
+        long untilMillis = Math.min(sentAtMillis + rejection.retryAfterMillis(), nowMillis + this.maxMillis);
+        this.entries.put(new Entry.Key(limitName, key), new Entry(untilMillis,
                 sentAtMillis + rejection.resetAfterMillis(), rejection.limit()));
     }
 

@@ -3,10 +3,14 @@ package io.slidinglimiter.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -14,14 +18,26 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Runs the script through the application's Spring Data Redis connection factory, on Lettuce's
- * asynchronous API of the factory's shared connection, so that a decision waits at most
+ * Runs the limiter's commands through the application's Spring Data Redis connection factory, on
+ * Lettuce's asynchronous API of the factory's shared connection, so that a decision waits at most
  * {@code timeout} for Redis whatever the client's own timeouts are (Spring Boot's default command
  * timeout is a minute, its connect timeout ten seconds): the connection is opened in the
- * background, and a command that does not answer in time is cancelled. Standalone, Sentinel and
- * Cluster connections alike: Lettuce routes a script to the node of its keys' slot.
+ * background, and every wait is bounded. Standalone, Sentinel and Cluster connections alike:
+ * Lettuce routes a script to the node of its keys' slot.
+ * <p>
+ * <b>Late replies.</b> A command that does not answer in time is not withdrawn, so that a reply
+ * that comes after all is seen ({@link RedisTimeoutException#lateReply()}): a decision Redis then
+ * applied can be given back. A decision also carries the Redis time after which its caller no
+ * longer waits ({@link #redisDeadlineMillis()}): a script that Redis runs later than that (a
+ * stalled server that wakes, a queue replayed after a reconnection) changes nothing.
+ * <p>
+ * <b>Whose fault.</b> A timeout while Redis answers other commands is a slow call, not an outage
+ * ({@link RedisTimeoutException#isRedisAnswering()}): a busy or paused application must not make
+ * a healthy Redis look down. A reply that arrived while the waiting thread was not running is
+ * used, however late the thread woke.
  */
 public final class LettuceScriptRunner implements RedisScriptRunner {
 
@@ -32,6 +48,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
     private final RedisScripts script;
 
     private volatile CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands;
+
+    /** {@link System#nanoTime()} of the last reply from Redis, an error reply included. */
+    private volatile long lastReplyNanos = System.nanoTime() - Long.MAX_VALUE / 2;
+
+    /** Redis's time minus this JVM's monotonic milliseconds, from the last script reply; unknown until one. */
+    private volatile long redisOffsetMillis;
+
+    private volatile boolean redisOffsetKnown;
 
     /**
      * Creates a runner of {@link RedisScripts#DECIDE}.
@@ -47,15 +71,56 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
 
     @Override
     public List<Long> run(byte[][] keys, byte[][] args) {
-        long deadline = System.nanoTime() + this.timeoutNanos;
-        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline);
+        long sentNanos = System.nanoTime();
+        long deadline = sentNanos + this.timeoutNanos;
+        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos);
+        boolean redisTime = readsRedisTime(args);
         try {
-            return await(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args), deadline);
+            return await(replied(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args), redisTime),
+                    deadline, sentNanos);
         }
         catch (RedisNoScriptException ex) {
             // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
-            return await(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args), deadline);
+            return await(replied(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args), redisTime),
+                    deadline, sentNanos);
         }
+    }
+
+    @Override
+    public CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
+        boolean redisTime = readsRedisTime(args);
+        return commands().thenCompose((commands) -> replied(commands.<List<Long>>evalsha(this.script.sha1(),
+                ScriptOutputType.MULTI, keys, args), redisTime).exceptionallyCompose((failure) -> {
+                    if (failure instanceof RedisNoScriptException
+                            || failure.getCause() instanceof RedisNoScriptException) {
+                        return replied(commands.<List<Long>>eval(this.script.source(), ScriptOutputType.MULTI, keys,
+                                args), redisTime);
+                    }
+                    return CompletableFuture.failedFuture(failure);
+                }));
+    }
+
+    @Override
+    public long redisDeadlineMillis() {
+        if (!this.redisOffsetKnown) {
+            return -1;
+        }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() + this.timeoutNanos) + this.redisOffsetMillis;
+    }
+
+    /**
+     * Runs any command on the limiter's connection, waiting at most the timeout: for the limiter's
+     * own reads and writes besides decisions (run-time limits, health).
+     * @param command the command, on Lettuce's asynchronous API
+     * @param <T> its reply
+     * @return the reply
+     * @throws RedisBackendException when Redis fails or does not answer in time
+     */
+    public <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+        long sentNanos = System.nanoTime();
+        long deadline = sentNanos + this.timeoutNanos;
+        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos);
+        return await(replied(command.apply(commands), false), deadline, sentNanos);
     }
 
     /**
@@ -64,18 +129,40 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
      * @throws RedisBackendException when Redis does not answer in time
      */
     public boolean isScriptLoaded() {
-        long deadline = System.nanoTime() + this.timeoutNanos;
-        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline);
-        List<Boolean> exists = await(commands.scriptExists(this.script.sha1()), deadline);
+        List<Boolean> exists = call((commands) -> commands.scriptExists(this.script.sha1()));
         return !exists.isEmpty() && exists.get(0);
     }
 
     /**
-     * Starts opening the connection now, in the background, rather than on the first decision.
-     * @return completes when the connection is open, or exceptionally when it could not be
+     * Opens the connection and loads the script now, in the background, rather than on the first
+     * decision; reopens a connection that the client gave up on (see {@link #reconnectIfClosed()}).
+     * @return completes when the connection is open and the script loaded, or exceptionally
      */
     public CompletableFuture<?> connect() {
-        return commands();
+        reconnectIfClosed();
+        return commands().thenCompose((commands) -> commands.scriptLoad(this.script.source()));
+    }
+
+    /**
+     * Opens a new connection at once when the shared one is closed. Lettuce reconnects a lost
+     * connection by itself, but with a delay that doubles up to 30 s; after a long outage that is
+     * how long decisions would stay away from a Redis that is back. A probe calls this.
+     */
+    public void reconnectIfClosed() {
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
+        RedisClusterAsyncCommands<byte[], byte[]> open = (current != null && current.isDone()
+                && !current.isCompletedExceptionally()) ? current.join() : null;
+        if (open != null && !open.isOpen()) {
+            if (this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
+                // Closes the broken shared connection; the next one is opened at once.
+                lettuce.resetConnection();
+            }
+            synchronized (this) {
+                if (this.commands == current) {
+                    this.commands = null;
+                }
+            }
+        }
     }
 
     /** The shared connection's commands, opened once in the background; opened again after a failure. */
@@ -105,26 +192,84 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
                 + nativeConnection.getClass().getName());
     }
 
-    private static <T> T await(java.util.concurrent.Future<T> reply, long deadline) {
+    /**
+     * Whether the script reads Redis's clock ({@code ARGV[2]} empty), so that its reply's time is
+     * Redis's own; tests that replay a schedule send a time of theirs.
+     */
+    private static boolean readsRedisTime(byte[][] args) {
+        return args.length > 1 && args[1].length == 0;
+    }
+
+    /**
+     * The command's future, noting when Redis replied (an error reply is a reply) and, from a script
+     * that read Redis's clock, that clock.
+     */
+    private <T> CompletableFuture<T> replied(RedisFuture<T> command, boolean redisTime) {
+        CompletableFuture<T> future = command.toCompletableFuture();
+        future.whenComplete((reply, failure) -> {
+            if (failure == null || failure instanceof RedisCommandExecutionException
+                    || failure.getCause() instanceof RedisCommandExecutionException) {
+                long now = System.nanoTime();
+                this.lastReplyNanos = now;
+                if (redisTime && reply instanceof List<?> values && values.size() > 1
+                        && values.get(1) instanceof Long redisMillis) {
+                    this.redisOffsetMillis = redisMillis - TimeUnit.NANOSECONDS.toMillis(now);
+                    this.redisOffsetKnown = true;
+                }
+            }
+        });
+        return future;
+    }
+
+    private <T> T await(Future<T> reply, long deadline, long sentNanos) {
         try {
             return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         catch (ExecutionException ex) {
-            if (ex.getCause() instanceof RedisNoScriptException noScript) {
-                throw noScript;
-            }
-            throw new RedisBackendException("Redis failed: " + ex.getCause().getMessage(), ex.getCause());
+            throw failure(ex);
         }
         catch (TimeoutException ex) {
-            if (reply instanceof RedisFuture<?>) {
-                reply.cancel(true);
+            if (reply.isDone()) {
+                // The reply came while this thread was not running: Redis was in time, this JVM was not.
+                return doneReply(reply);
             }
-            throw new RedisBackendException("Redis did not answer within the limiter's timeout", ex);
+            throw timeout(reply, sentNanos);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new RedisBackendException("Interrupted while waiting for Redis", ex);
         }
+    }
+
+    private static <T> T doneReply(Future<T> reply) {
+        try {
+            return reply.get();
+        }
+        catch (ExecutionException ex) {
+            throw failure(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new RedisBackendException("Interrupted while waiting for Redis", ex);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private RedisTimeoutException timeout(Future<?> reply, long sentNanos) {
+        boolean answering = this.lastReplyNanos - sentNanos > 0;
+        CompletionStage<List<Long>> late = (reply instanceof CompletableFuture<?> future)
+                ? (CompletionStage<List<Long>>) future : new CompletableFuture<>();
+        return new RedisTimeoutException(answering
+                ? "Redis answered other commands but not this one within the limiter's timeout"
+                : "Redis did not answer within the limiter's timeout", late, answering);
+    }
+
+    private static RuntimeException failure(ExecutionException ex) {
+        Throwable cause = ex.getCause();
+        if (cause instanceof RedisNoScriptException noScript) {
+            return noScript;
+        }
+        return new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
     }
 
 }

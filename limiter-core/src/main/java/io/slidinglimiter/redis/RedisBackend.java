@@ -69,9 +69,7 @@ public final class RedisBackend implements RateLimitBackend {
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
         LimitRequest.check(limit, key, cost);
-        List<Long> reply = run(ACQUIRE, REDIS_TIME, REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) },
-                List.of(limit), new long[] { cost });
-        return decision(reply, 0, limit.limit());
+        return decide(List.of(new LimitRequest(limit, key, cost))).get(0);
     }
 
     @Override
@@ -167,10 +165,33 @@ public final class RedisBackend implements RateLimitBackend {
                 limitsOf(requests), costsOf(requests));
     }
 
-    /** One script run over requests whose keys share a slot. */
+    /**
+     * One script run over requests whose keys share a slot. The script refuses to change anything
+     * after the caller's deadline; should it still answer "admitted" after the caller stopped waiting,
+     * the permits are given back, so that a decision nobody used does not count.
+     */
     private Decisions decide(List<LimitRequest> requests) {
-        return decisions(run(ACQUIRE, REDIS_TIME, REDIS_TIME, keysOf(requests), limitsOf(requests), costsOf(requests)),
-                requests);
+        long deadline = this.runner.redisDeadlineMillis();
+        byte[][] counterKeys = keysOf(requests);
+        List<Long> reply;
+        try {
+            reply = run(ACQUIRE, REDIS_TIME, (deadline < 0) ? REDIS_TIME : bytes(Long.toString(deadline)),
+                    counterKeys, limitsOf(requests), costsOf(requests));
+        }
+        catch (RedisTimeoutException ex) {
+            ex.lateReply().thenAccept((late) -> {
+                if (late.get(0) == 1) {
+                    this.runner.runLater(counterKeys, arguments(REFUND, REDIS_TIME, bytes(Long.toString(late.get(1))),
+                            limitsOf(requests), costsOf(requests)));
+                }
+            });
+            throw ex;
+        }
+        if (reply.get(0) < 0) {
+            throw new RedisTimeoutException("Redis ran the decision after the limiter's timeout",
+                    java.util.concurrent.CompletableFuture.completedFuture(reply), true);
+        }
+        return decisions(reply, requests);
     }
 
     /** Requests by hash slot, in slot order; one group when Redis is not a Cluster. */
@@ -194,6 +215,11 @@ public final class RedisBackend implements RateLimitBackend {
 
     private List<Long> run(byte[] operation, byte[] time, byte[] acquiredAt, byte[][] counterKeys,
             List<LimitDefinition> limits, long[] costs) {
+        return this.runner.run(counterKeys, arguments(operation, time, acquiredAt, limits, costs));
+    }
+
+    private static byte[][] arguments(byte[] operation, byte[] time, byte[] acquiredAt, List<LimitDefinition> limits,
+            long[] costs) {
         byte[][] args = new byte[3 + 5 * limits.size()][];
         args[0] = operation;
         args[1] = time;
@@ -208,7 +234,7 @@ public final class RedisBackend implements RateLimitBackend {
             args[base + 3] = bytes(Long.toString(limit.limit()));
             args[base + 4] = bytes(Long.toString(costs[i]));
         }
-        return this.runner.run(counterKeys, args);
+        return args;
     }
 
     /**

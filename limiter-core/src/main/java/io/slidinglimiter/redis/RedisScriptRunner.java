@@ -1,6 +1,8 @@
 package io.slidinglimiter.redis;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Runs the limiter's one Lua script ({@link RedisScripts#DECIDE}) against Redis: a single round
@@ -17,5 +19,25 @@ public interface RedisScriptRunner {
      * @throws RuntimeException when Redis cannot be reached or does not answer in time
      */
     List<Long> run(byte[][] keys, byte[][] args);
+
+    /**
+     * Sends the script without waiting for it: for work whose outcome nobody waits for (giving back
+     * a decision that Redis applied after its caller stopped waiting).
+     * @param keys its {@code KEYS}, which share one hash slot
+     * @param args its {@code ARGV}
+     * @return completes with the reply
+     */
+    default CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
+        return CompletableFuture.supplyAsync(() -> run(keys, args));
+    }
+
+    /**
+     * The Redis time after which a call that starts now is no longer waited for, so that the script
+     * can refuse to change anything later than that.
+     * @return Redis milliseconds since the epoch, or -1 while unknown (nothing refused)
+     */
+    default long redisDeadlineMillis() {
+        return -1;
+    }
 
 }

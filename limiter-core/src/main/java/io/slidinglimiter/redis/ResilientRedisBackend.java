@@ -3,11 +3,11 @@ package io.slidinglimiter.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+
+import io.lettuce.core.RedisCommandExecutionException;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Decisions;
@@ -33,7 +33,8 @@ import io.slidinglimiter.core.TimeSource;
  */
 public final class ResilientRedisBackend implements RateLimitBackend {
 
-    private static final Logger logger = Logger.getLogger(ResilientRedisBackend.class.getName());
+    /** The longest a denial is answered locally: how long a reset or a new limit takes to reach every instance. */
+    public static final long DENIAL_CACHE_MILLIS = 1_000;
 
     private final RateLimitBackend redis;
 
@@ -51,9 +52,11 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     private final Consumer<LimitDefinition> onFallback;
 
-    private final AtomicBoolean outage = new AtomicBoolean();
+    private final RedisOutage outage;
 
     private final LongAdder fallbacks = new LongAdder();
+
+    private final LongAdder slowDecisions = new LongAdder();
 
     /**
      * Creates the backend.
@@ -65,13 +68,30 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      */
     public ResilientRedisBackend(RateLimitBackend redis, RateLimitBackend local, Settings settings,
             TimeSource timeSource, Consumer<LimitDefinition> onFallback) {
+        this(redis, local, settings, timeSource, onFallback, null);
+    }
+
+    /**
+     * Creates the backend with a probe that finds Redis again after an outage without waiting for a
+     * decision to try.
+     * @param redis the Redis backend
+     * @param local the in-process backend of the {@link FailurePolicy#LOCAL local} policy
+     * @param settings the policies, breaker and cache settings
+     * @param timeSource the clock of the breaker and the denial cache (durations only)
+     * @param onFallback told of each decision taken without Redis
+     * @param probe a read that answers whether Redis is reachable again, run twice a second while it
+     * is not; null for none
+     */
+    public ResilientRedisBackend(RateLimitBackend redis, RateLimitBackend local, Settings settings,
+            TimeSource timeSource, Consumer<LimitDefinition> onFallback, BooleanSupplier probe) {
         this.redis = redis;
         this.local = local;
         this.defaultPolicy = settings.defaultPolicy();
         this.policies = Map.copyOf(settings.policies());
         this.timeSource = timeSource;
         this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.openMillis());
-        this.denials = (settings.denialCacheSize() > 0) ? new DenialCache(settings.denialCacheSize()) : null;
+        this.outage = new RedisOutage(timeSource, probe, this.breaker::recordSuccess);
+        this.denials = (settings.denialCacheSize() > 0) ? new DenialCache(settings.denialCacheSize(), DENIAL_CACHE_MILLIS) : null;
         this.onFallback = onFallback;
     }
 
@@ -111,6 +131,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
         succeeded();
         if (this.denials != null && !decision.allowed() && cost == 1) {
+            // Kept at most DENIAL_CACHE_MILLIS: a reset or a new limit on another instance reaches this one by then.
             this.denials.put(limit.name(), key, decision, sentAtMillis, this.timeSource.currentTimeMillis());
         }
         return decision;
@@ -169,8 +190,37 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     @Override
     public void close() {
+        this.outage.close();
         this.local.close();
         this.redis.close();
+    }
+
+    /**
+     * Whether Redis is failing decisions now: from the first failure until decisions succeed again
+     * with none failing for a second. A slow call while Redis answers others is not a failure.
+     * @return whether an outage is going on
+     */
+    public boolean isFailing() {
+        return this.outage.isFailing();
+    }
+
+    /** @return the message of the last failure, or empty */
+    public String lastFailure() {
+        return this.outage.cause();
+    }
+
+    /** @return decisions that waited longer than the timeout while Redis answered other commands */
+    public long slowDecisions() {
+        return this.slowDecisions.sum();
+    }
+
+    /**
+     * The policy a limit follows while Redis fails.
+     * @param limitName the limit's name
+     * @return its own policy, or the default
+     */
+    public FailurePolicy policyOf(String limitName) {
+        return this.policies.getOrDefault(limitName, this.defaultPolicy);
     }
 
     /** @return whether the circuit breaker is keeping calls away from Redis */
@@ -185,11 +235,12 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     /** @return the policy of a limit */
     FailurePolicy policyOf(LimitDefinition limit) {
-        return this.policies.getOrDefault(limit.name(), this.defaultPolicy);
+        return policyOf(limit.name());
     }
 
     private Decision fallback(LimitDefinition limit, String key, long cost) {
         this.fallbacks.increment();
+        this.outage.fellBack();
         this.onFallback.accept(limit);
         return switch (policyOf(limit)) {
             case FAIL_OPEN -> new Decision(true, limit.limit(), limit.limit() - cost, 0, 0);
@@ -204,6 +255,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         boolean closed = false;
         for (LimitRequest request : requests) {
             this.fallbacks.increment();
+            this.outage.fellBack();
             this.onFallback.accept(request.limit());
             FailurePolicy policy = policyOf(request.limit());
             closed |= policy == FailurePolicy.FAIL_CLOSED;
@@ -235,20 +287,23 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         return new Decision(false, limit.limit(), 0, Math.min(pause, limit.windowMillis()), 0);
     }
 
+    /**
+     * Only Redis's own failures count towards the breaker and the outage: a call that timed out while
+     * Redis answered others was slow here (a paused or busy JVM, a queue), and only this call falls back.
+     */
     private void failed(RuntimeException ex) {
-        this.breaker.recordFailure(this.timeSource.currentTimeMillis());
-        if (this.outage.compareAndSet(false, true)) {
-            logger.log(Level.WARNING, () -> "Redis is failing the rate limiter (" + ex.getMessage() + "); decisions"
-                    + " follow limiter.redis.on-failure until it answers again. Logged once per outage.");
+        if (ex instanceof RedisTimeoutException timeout && timeout.isRedisAnswering()) {
+            this.slowDecisions.increment();
+            return;
         }
+        this.breaker.recordFailure(this.timeSource.currentTimeMillis());
+        boolean answered = ex.getCause() instanceof RedisCommandExecutionException;
+        this.outage.failed(ex, !answered);
     }
 
     private void succeeded() {
         this.breaker.recordSuccess();
-        if (this.outage.compareAndSet(true, false)) {
-            logger.info(() -> "Redis answers the rate limiter again; " + this.fallbacks.sum()
-                    + " decisions were taken without it since start.");
-        }
+        this.outage.succeeded();
     }
 
 }

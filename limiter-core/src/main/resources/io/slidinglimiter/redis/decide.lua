@@ -7,11 +7,13 @@
 -- ARGV[1]      "acquire", "peek", "reset" or "refund"
 -- ARGV[2]      the time in epoch milliseconds, or "" to read Redis TIME. Production always sends
 --              "": instances with skewed clocks agree. Tests send a time to replay scenarios.
--- ARGV[3]      for "refund", the time the admission being undone was decided at; else ""
+-- ARGV[3]      for "refund", the time the admission being undone was decided at; for "acquire",
+--              the Redis time after which the caller no longer waits, or "" (now.lua)
 -- ARGV[4..]    five per limit i, from 4 + 5 * (i - 1): algorithm (0 sliding window counter,
 --              1 sliding log), window millis, sub-windows, permits per window, cost
 --
--- Returns { all allowed (1 or 0), the time decided at, then four per limit: allowed (1 or 0),
+-- Returns { all allowed (1 or 0; -1 when run after the caller's deadline, with nothing changed), the
+-- time decided at, then four per limit: allowed (1 or 0),
 -- remaining, retry-after millis, reset-after millis }. A rejected call consumes nothing; a limit
 -- that would have admitted it alone says allowed 1. Waits never exceed the window.
 local operation = ARGV[1]

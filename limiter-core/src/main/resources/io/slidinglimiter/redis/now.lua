@@ -6,3 +6,9 @@ if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
+-- A decision that Redis runs after its caller stopped waiting (ARGV[3], Redis time; a stalled server
+-- that wakes, commands queued during a disconnection and sent after it) changes nothing: its caller
+-- was answered by the failure policy, and counting it now would reject later calls for nothing.
+if ARGV[1] == 'acquire' and ARGV[3] ~= '' and now > tonumber(ARGV[3]) then
+  return { -1, now }
+end
