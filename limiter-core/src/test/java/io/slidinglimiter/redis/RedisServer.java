@@ -120,6 +120,18 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Stalls the server (DEBUG SLEEP), as a long fork, a slow disk or swapping would: it neither
+     * answers nor runs commands until it wakes. Blocks the calling thread as long.
+     * @param seconds how long
+     */
+    public void stall(double seconds) {
+        call((redis) -> redis.dispatch(io.lettuce.core.protocol.CommandType.DEBUG,
+                new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),
+                new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8).add("SLEEP")
+                        .add(Double.toString(seconds))));
+    }
+
     @Override
     public void close() {
         stop();

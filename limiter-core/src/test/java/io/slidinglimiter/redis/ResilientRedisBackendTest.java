@@ -50,10 +50,14 @@ class ResilientRedisBackendTest {
     }
 
     private ResilientRedisBackend backend(FailurePolicy policy, int denialCacheSize) {
+        return backend(policy, denialCacheSize, TimeSource.monotonic());
+    }
+
+    private ResilientRedisBackend backend(FailurePolicy policy, int denialCacheSize, TimeSource clock) {
         RedisBackend redis = new RedisBackend(new LettuceScriptRunner(this.connectionFactory, TIMEOUT),
                 new RedisKeys("limiter"), null);
-        return new ResilientRedisBackend(redis, new LocalBackend(TimeSource.monotonic(), 10_000),
-                new ResilientRedisBackend.Settings(policy, Map.of(), 3, 500, denialCacheSize), TimeSource.monotonic(),
+        return new ResilientRedisBackend(redis, new LocalBackend(clock, 10_000),
+                new ResilientRedisBackend.Settings(policy, Map.of(), 3, 500, denialCacheSize), clock,
                 (limit) -> this.fallbacksSeen.incrementAndGet());
     }
 
@@ -136,6 +140,181 @@ class ResilientRedisBackendTest {
         assertThat(scriptCalls.get(0)).as("with the cache").isLessThan(50 + 16 * 3);
         assertThat(scriptCalls.get(1)).as("without the cache").isEqualTo(16 * 200);
         assertThat(this.fallbacksSeen).hasValue(0);
+    }
+
+    /**
+     * The issue's load: 16 (then 64) callers on random keys of a limit never reached, a local
+     * redis-server, the default timeout. Counted, not timed: the decisions that ran the script in
+     * Redis (INFO commandstats) against those asked; a busy JVM must not pass for a failing Redis.
+     */
+    @Test
+    void underLoadAHealthyRedisDecidesNearlyEveryDecision() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("never-reached", 1_000_000_000L, Duration.ofMinutes(1), 10);
+        for (int callers : new int[] { 16, 64 }) {
+            LettuceScriptRunner runner = new LettuceScriptRunner(this.connectionFactory, TIMEOUT);
+            runner.connect().get();
+            ResilientRedisBackend backend = new ResilientRedisBackend(new RedisBackend(runner, new RedisKeys("limiter"),
+                    null), new LocalBackend(TimeSource.monotonic(), 10_000), new ResilientRedisBackend.Settings(
+                            FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 10_000), TimeSource.monotonic(),
+                    (ignored) -> this.fallbacksSeen.incrementAndGet());
+            this.server.call((redis) -> redis.configResetstat());
+            int each = 32_000 / callers;
+            ConcurrentCalls load = ConcurrentCalls.run(callers, each,
+                    (thread, i) -> backend.tryAcquire(limit, "user-" + (thread * 1_000_003L + i * 7919L) % 100_000, 1));
+            long decisions = (long) callers * each;
+            long inRedis = scriptCalls();
+            assertThat(load.failures()).hasValue(0);
+            assertThat(inRedis).as("%d callers: %d of %d decisions reached Redis (%d slow, %d fell back)", callers,
+                    inRedis, decisions, backend.slowDecisions(), backend.fallbackDecisions())
+                    .isGreaterThanOrEqualTo(decisions * 999 / 1000);
+            assertThat(backend.isFailing()).isFalse();
+            backend.close();
+        }
+    }
+
+    /**
+     * A stalled Redis (DEBUG SLEEP) runs the scripts it queued when it wakes: under fail-closed every
+     * caller got 429, so none of those decisions may count, or the key stays locked for its window.
+     */
+    @Test
+    void decisionsThatTimedOutDoNotCountWhenAStalledRedisRunsThemLater() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("login", 5, Duration.ofMinutes(1), 10);
+        ResilientRedisBackend backend = backend(FailurePolicy.FAIL_CLOSED, 1_000);
+        assertThat(backend.tryAcquire(limit, "warm", 1).allowed()).isTrue();
+        Thread sleeper = new Thread(() -> this.server.stall(1.5));
+        sleeper.start();
+        letTheStallBegin();
+        ConcurrentCalls stalled = ConcurrentCalls.run(8, 1, () -> backend.tryAcquire(limit, "alice", 1));
+        assertThat(stalled.admitted()).as("fail-closed during the stall").hasValue(0);
+        sleeper.join();
+        Decision afterwards = new RedisBackend(new LettuceScriptRunner(this.connectionFactory, Duration.ofSeconds(5)),
+                new RedisKeys("limiter"), null).peek(limit, "alice");
+        assertThat(afterwards.remaining()).as("permits the late scripts took").isEqualTo(5);
+    }
+
+    /** The first decision knows no Redis clock to send a deadline in: its late admission is given back. */
+    @Test
+    void aLateAdmissionWithoutADeadlineIsGivenBack() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("first", 5, Duration.ofMinutes(1), 10);
+        RedisBackend redis = new RedisBackend(new LettuceScriptRunner(this.connectionFactory, TIMEOUT),
+                new RedisKeys("limiter"), null);
+        this.server.call((commands) -> commands.ping());
+        Thread sleeper = new Thread(() -> this.server.stall(1.0));
+        sleeper.start();
+        letTheStallBegin();
+        try {
+            redis.tryAcquire(limit, "bob", 2);
+            throw new AssertionError("a stalled Redis answered in time");
+        }
+        catch (RedisTimeoutException expected) {
+            sleeper.join();
+        }
+        RedisBackend reader = new RedisBackend(new LettuceScriptRunner(this.connectionFactory, Duration.ofSeconds(5)),
+                new RedisKeys("limiter"), null);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> reader.peek(limit, "bob").remaining() == 5);
+    }
+
+    /**
+     * Another instance's denial cache must not outlive a reset: the reset clears Redis and this
+     * instance's cache, and the other answers from its cache for at most a second (manual clock).
+     */
+    @Test
+    void aResetOnOneInstanceReachesTheOthersCachedDenialWithinASecond() {
+        LimitDefinition limit = LimitDefinition.of("reset", 2, Duration.ofMinutes(1), 10);
+        io.slidinglimiter.core.ManualTimeSource clock = new io.slidinglimiter.core.ManualTimeSource(1_000_000);
+        ResilientRedisBackend first = backend(FailurePolicy.FAIL_OPEN, 1_000, clock);
+        ResilientRedisBackend second = backend(FailurePolicy.FAIL_OPEN, 1_000, clock);
+        second.tryAcquire(limit, "carol", 2);
+        assertThat(second.tryAcquire(limit, "carol", 1).allowed()).as("denied, and cached").isFalse();
+        first.reset(limit, "carol");
+        assertThat(first.tryAcquire(limit, "carol", 1).allowed()).isTrue();
+        clock.advanceMillis(ResilientRedisBackend.DENIAL_CACHE_MILLIS);
+        assertThat(second.tryAcquire(limit, "carol", 1).allowed()).as("a second later").isTrue();
+    }
+
+    /**
+     * Under maxmemory, admissions fail and rejections (which write nothing) succeed: one outage,
+     * said once, not a warning and a recovery for every other decision.
+     */
+    @Test
+    void aPartialFailureIsLoggedOnceWhenItStartsAndOnceWhenItEnds() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("partial", 3, Duration.ofMinutes(1), 10);
+        ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, 0);
+        backend.tryAcquire(limit, "full", 3);
+        List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(ResilientRedisBackend.class.getName());
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+
+        };
+        logger.addHandler(handler);
+        try {
+            this.server.call((redis) -> redis.configSet("maxmemory-policy", "noeviction"));
+            this.server.call((redis) -> redis.configSet("maxmemory", "1"));
+            for (int call = 0; call < 300; call++) {
+                backend.tryAcquire(limit, (call % 2 == 0) ? "full" : "new-" + call, 1);
+                RedisServer.sleepMillis(2);
+            }
+            assertThat(backend.isFailing()).isTrue();
+            this.server.call((redis) -> redis.configSet("maxmemory", "0"));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        backend.tryAcquire(limit, "after", 1);
+                        return !backend.isFailing();
+                    });
+        }
+        finally {
+            logger.removeHandler(handler);
+        }
+        assertThat(records).extracting(java.util.logging.LogRecord::getLevel)
+                .containsExactly(java.util.logging.Level.WARNING, java.util.logging.Level.INFO);
+        assertThat(records.get(0).getMessage()).contains("OOM");
+    }
+
+    /** Without a single decision: the probe finds Redis again soon after it is back. */
+    @Test
+    void anOutageEndsWithoutTrafficSoonAfterRedisIsBack() {
+        LimitDefinition limit = LimitDefinition.of("idle", 5, Duration.ofMinutes(1), 10);
+        LettuceScriptRunner runner = new LettuceScriptRunner(this.connectionFactory, TIMEOUT);
+        ResilientRedisBackend backend = new ResilientRedisBackend(new RedisBackend(runner, new RedisKeys("limiter"),
+                null), new LocalBackend(TimeSource.monotonic(), 10_000), new ResilientRedisBackend.Settings(
+                        FailurePolicy.FAIL_OPEN, Map.of(), 3, 60_000, 1_000), TimeSource.monotonic(),
+                (ignored) -> { }, () -> {
+                    runner.reconnectIfClosed();
+                    runner.isScriptLoaded();
+                    return true;
+                });
+        backend.tryAcquire(limit, "k", 1);
+        this.server.stop();
+        for (int call = 0; call < 5; call++) {
+            backend.tryAcquire(limit, "k", 1);
+        }
+        assertThat(backend.isFailing()).isTrue();
+        assertThat(backend.isCircuitOpen()).as("open for a minute").isTrue();
+        this.server.restart();
+        long back = System.nanoTime();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !backend.isFailing());
+        assertThat(backend.isCircuitOpen()).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - back)).isLessThan(Duration.ofSeconds(5));
+        backend.close();
+    }
+
+    /** Gives the DEBUG SLEEP, sent from another thread, the time to reach the server first. */
+    private static void letTheStallBegin() {
+        RedisServer.sleepMillis(200);
     }
 
     private long scriptCalls() {
