@@ -30,6 +30,16 @@ public record Decision(boolean allowed, long limit, long remaining, long retryAf
     }
 
     /**
+     * Whether this rejection has no count behind it: the limit could not be checked (Redis did not
+     * answer) and it fails closed. A limit that counted a rejection always holds permits, so its
+     * {@code resetAfterMillis} is positive.
+     * @return {@code true} for a rejection by the fail-closed policy
+     */
+    public boolean isUnchecked() {
+        return !this.allowed && this.resetAfterMillis == 0 && this.retryAfterMillis > 0;
+    }
+
+    /**
      * The time until the whole quota is free again.
      * @return {@link Duration#ZERO} when nothing is counted
      */

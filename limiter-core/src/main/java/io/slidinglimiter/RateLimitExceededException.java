@@ -91,6 +91,9 @@ public class RateLimitExceededException extends RuntimeException {
         Decision denial = decisions.get(requests.indexOf(first));
         String costNote = (first.cost() > 1)
                 ? " This call costs " + first.cost() + "; " + denial.remaining() + " left." : "";
+        if (denial.isUnchecked()) {
+            costNote = " The limit could not be checked (its store did not answer), and it rejects calls until it can.";
+        }
         return new RateLimitExceededException(describe(limit.name(), limit.limit(), limit.window(),
                 decisions.retryAfter(), costNote), limit.name(), first.key(), limit.limit(), limit.window(),
                 decisions.retryAfter(), violated, false);

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,10 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.redis.FailurePolicy;
+import io.slidinglimiter.redis.ResilientRedisBackend;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
@@ -70,6 +75,14 @@ public final class RedisLoad {
             factory.start();
             RedisBackend ours = new RedisBackend(new LettuceScriptRunner(factory, Duration.ofSeconds(5)),
                     new RedisKeys("limiter"), null);
+            // What applications get: the failure policy, breaker and denial cache over a runner with the
+            // default 100 ms timeout, its connection opened and script loaded as at start.
+            LettuceScriptRunner wiredRunner = new LettuceScriptRunner(factory, Duration.ofMillis(100));
+            wiredRunner.connect().get();
+            ResilientRedisBackend wired = new ResilientRedisBackend(new RedisBackend(wiredRunner,
+                    new RedisKeys("limiter"), null), new LocalBackend(TimeSource.ticking(), 1_000_000),
+                    new ResilientRedisBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
+                    TimeSource.ticking(), (ignored) -> { });
             LimitDefinition limit = LimitDefinition.of("bench", 1_000_000_000L, Duration.ofSeconds(1), 10);
             String[] keys = new String[KEYS];
             byte[][] rawKeys = new byte[KEYS][];
@@ -105,9 +118,11 @@ public final class RedisLoad {
                 bareKeys[i] = ("bare:{client-" + i + "}:bench").getBytes(StandardCharsets.UTF_8);
             }
 
-            System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s%n", "driver", "threads",
-                    "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op");
+            System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s %12s%n", "driver", "threads",
+                    "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %");
             for (int threads : THREADS) {
+                run("ours, wired (100 ms)", threads, seconds, server,
+                        (key) -> wired.tryAcquire(limit, keys[key], 1).allowed());
                 run("ours (RedisBackend)", threads, seconds, server,
                         (key) -> ours.tryAcquire(limit, keys[key], 1).allowed());
                 run("lettuce EVALSHA ours", threads, seconds, server, (key) -> async
@@ -164,6 +179,7 @@ public final class RedisLoad {
         Thread.sleep(2_000);
         long jvmCpuBefore = jvmCpuNanos();
         long redisCpuBefore = redisCpuNanos(server);
+        long scriptsBefore = scriptCalls(server);
         long startNanos = System.nanoTime();
         measuring.set(true);
         Thread.sleep(seconds * 1_000L);
@@ -171,6 +187,7 @@ public final class RedisLoad {
         long elapsed = System.nanoTime() - startNanos;
         long jvmCpu = jvmCpuNanos() - jvmCpuBefore;
         long redisCpu = redisCpuNanos(server) - redisCpuBefore;
+        long scripts = scriptCalls(server) - scriptsBefore;
         stop.set(true);
         done.await();
         long total = Arrays.stream(counts).sum();
@@ -181,9 +198,22 @@ public final class RedisLoad {
             at += counts[t];
         }
         Arrays.sort(all);
-        System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f%n", name, threads,
+        System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f %12.2f%n", name, threads,
                 total * 1e9 / elapsed, all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3,
-                jvmCpu / 1e3 / total, redisCpu / 1e3 / total);
+                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * scripts / total);
+    }
+
+    /** EVALSHA and EVAL calls Redis ran so far (INFO commandstats): the decisions that reached it. */
+    private static long scriptCalls(RedisServer server) {
+        String stats = server.call((redis) -> redis.info("commandstats"));
+        long calls = 0;
+        for (String line : stats.lines().toList()) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                String field = line.substring(line.indexOf("calls=") + 6);
+                calls += Long.parseLong(field.substring(0, field.indexOf(',')));
+            }
+        }
+        return calls;
     }
 
     /** Bytes per key of each algorithm, as Redis's MEMORY USAGE reports them: every slot used, 100 permits logged. */

@@ -1,6 +1,7 @@
 package io.slidinglimiter.actuate;
 
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -15,8 +16,12 @@ import io.slidinglimiter.redis.RedisLimitOverrides;
 
 /**
  * Changes a limit at run time: in this instance at once (keeping the counts), and, when limits
- * live in Redis, in every instance: the change is stored in Redis and each instance reads the
- * stored changes every {@code periodMillis}.
+ * live in Redis, in every instance. A change is stored in Redis with the configured limit it
+ * replaces, and each instance reads the stored changes every {@code periodMillis}: it applies a
+ * change while its own configured limit is the one the change replaced, goes back to its configured
+ * limit when the change is reverted, and removes a change made under another configuration (a new
+ * configured value wins). So a change survives restarts and rolling deploys of the same
+ * configuration, until it is reverted or the configuration changes.
  */
 public final class LimitChanges implements SmartInitializingSingleton, DisposableBean {
 
@@ -27,6 +32,11 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
     private final RedisLimitOverrides shared;
 
     private final long periodMillis;
+
+    /** The limit each name was configured with: its value before any run-time change. */
+    private final Map<String, Long> configured = new ConcurrentHashMap<>();
+
+    private volatile boolean readFailing;
 
     private ScheduledExecutorService poller;
 
@@ -54,12 +64,37 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
      * Changes a limit's permits per window.
      * @param name the limit's name, registered
      * @param limit the new permits per window, greater than 0
+     * @throws io.slidinglimiter.redis.RedisBackendException when the change cannot be shared
      */
     public void change(String name, long limit) {
+        long configuredLimit = configuredLimit(name);
         if (this.shared != null) {
-            this.shared.store(name, limit);
+            this.shared.store(name, limit, configuredLimit);
         }
         this.registry.updateLimit(name, limit);
+    }
+
+    /**
+     * Ends a run-time change: the configured limit applies again, on every instance when shared.
+     * @param name the limit's name, registered
+     * @throws io.slidinglimiter.redis.RedisBackendException when the revert cannot be shared
+     */
+    public void revert(String name) {
+        long configuredLimit = configuredLimit(name);
+        if (this.shared != null) {
+            this.shared.remove(name);
+        }
+        this.registry.updateLimit(name, configuredLimit);
+    }
+
+    /**
+     * The limit a name was configured with, whatever run-time change applies now.
+     * @param name the limit's name, registered
+     * @return its configured permits per window
+     */
+    public long configuredLimit(String name) {
+        // Changes go through this class: the first time a name is seen here, its limit is the configured one.
+        return this.configured.computeIfAbsent(name, (unknown) -> this.registry.get(unknown).limit());
     }
 
     /** @return whether changes reach every instance */
@@ -69,28 +104,62 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
 
     @Override
     public void afterSingletonsInstantiated() {
+        this.registry.all().forEach((definition) -> configuredLimit(definition.name()));
         if (this.shared == null) {
             return;
         }
         this.poller = Executors.newSingleThreadScheduledExecutor((task) -> {
-            Thread thread = new Thread(task, "limiter-limit-changes");
+            Thread thread = new Thread(null, task, "limiter-limit-changes", 0, false);
             thread.setDaemon(true);
             return thread;
         });
         this.poller.scheduleWithFixedDelay(this::apply, 0, this.periodMillis, TimeUnit.MILLISECONDS);
     }
 
-    private void apply() {
+    /** Reads the stored changes; every wait is bounded by limiter.redis.timeout. */
+    void apply() {
+        Map<String, RedisLimitOverrides.Override> stored;
         try {
-            for (Map.Entry<String, Long> stored : this.shared.load().entrySet()) {
-                this.registry.find(stored.getKey())
-                        .filter((definition) -> definition.limit() != stored.getValue() && stored.getValue() > 0)
-                        .ifPresent((definition) -> this.registry.updateLimit(stored.getKey(), stored.getValue()));
-            }
+            stored = this.shared.load();
         }
         catch (RuntimeException ex) {
-            // Redis is down: the failure policy covers decisions; changes wait for it to return.
-            logger.debug("Could not read limit changes from Redis", ex);
+            if (!this.readFailing) {
+                this.readFailing = true;
+                logger.warn("Could not read run-time limit changes from Redis (" + ex.getMessage() + "); the limits"
+                        + " in force stay as they are until it answers.");
+            }
+            return;
+        }
+        if (this.readFailing) {
+            this.readFailing = false;
+            logger.info("Run-time limit changes are read from Redis again.");
+        }
+        this.registry.all().forEach((definition) -> {
+            String name = definition.name();
+            long configuredLimit = configuredLimit(name);
+            RedisLimitOverrides.Override change = stored.get(name);
+            long inForce = configuredLimit;
+            if (change != null && change.configuredLimit() == configuredLimit && change.limit() > 0) {
+                inForce = change.limit();
+            }
+            else if (change != null) {
+                logger.info("Limit '" + name + "' is configured with " + configuredLimit + ", not "
+                        + change.configuredLimit() + " as when it was changed to " + change.limit()
+                        + " at run time: the configuration wins, and the change is removed.");
+                removeStale(name, change);
+            }
+            if (definition.limit() != inForce) {
+                this.registry.updateLimit(name, inForce);
+            }
+        });
+    }
+
+    private void removeStale(String name, RedisLimitOverrides.Override change) {
+        try {
+            this.shared.removeStale(name, change);
+        }
+        catch (RuntimeException ex) {
+            // Tried again on the next read.
         }
     }
 

@@ -1,6 +1,6 @@
 package io.slidinglimiter.actuate;
 
-import java.util.function.BooleanSupplier;
+import java.util.Map;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -10,10 +10,11 @@ import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 
 /**
- * The {@code ratelimiter} health: whether Redis answers and holds the limiter's script. A Redis
- * outage turns the application DOWN only when a limit on Redis fails closed (it then rejects
- * calls); under fail-open or local the application still serves, so it stays UP, with the outage
- * in the details.
+ * The {@code ratelimiter} health: DOWN while recent decisions fail in Redis (unreachable, timing
+ * out, out of memory, read-only, script errors), UP once they succeed again. A check only reads:
+ * when no decision failed, it asks Redis whether it holds the script ({@code SCRIPT EXISTS}),
+ * within {@code limiter.redis.timeout}. The details give each Redis limit's own failure policy, so
+ * that what DOWN costs is plain: fail-open admits, fail-closed rejects, local counts per instance.
  */
 public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 
@@ -21,43 +22,43 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 
     private final ResilientRedisBackend backend;
 
-    private final BooleanSupplier anyFailsClosed;
-
     private final FailurePolicy defaultPolicy;
+
+    private final Map<String, String> policies;
 
     /**
      * Creates the indicator.
      * @param runner talks to Redis
-     * @param backend the Redis backend, for its circuit and fallbacks
+     * @param backend the Redis backend, for the outcome of recent decisions
      * @param defaultPolicy limiter.redis.on-failure
-     * @param anyFailsClosed whether any limit on Redis fails closed
+     * @param policies each configured Redis limit's failure policy, by name
      */
     public RateLimiterHealthIndicator(LettuceScriptRunner runner, ResilientRedisBackend backend,
-            FailurePolicy defaultPolicy, BooleanSupplier anyFailsClosed) {
+            FailurePolicy defaultPolicy, Map<String, String> policies) {
         super("Rate limiter health check failed");
         this.runner = runner;
         this.backend = backend;
         this.defaultPolicy = defaultPolicy;
-        this.anyFailsClosed = anyFailsClosed;
+        this.policies = Map.copyOf(policies);
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        builder.withDetail("onFailure", this.defaultPolicy.name().toLowerCase().replace('_', '-'))
+        builder.withDetail("onFailure", this.defaultPolicy.id())
+                .withDetail("limits", this.policies)
                 .withDetail("circuit", this.backend.isCircuitOpen() ? "open" : "closed")
-                .withDetail("fallbackDecisions", this.backend.fallbackDecisions());
+                .withDetail("fallbackDecisions", this.backend.fallbackDecisions())
+                .withDetail("slowDecisions", this.backend.slowDecisions());
+        if (this.backend.isFailing()) {
+            builder.down().withDetail("redis", "DOWN").withDetail("error", this.backend.lastFailure());
+            return;
+        }
         try {
             boolean loaded = this.runner.isScriptLoaded();
             builder.up().withDetail("redis", "UP").withDetail("script", loaded ? "loaded" : "loads on next decision");
         }
         catch (RuntimeException ex) {
-            builder.withDetail("redis", "DOWN").withDetail("error", String.valueOf(ex.getMessage()));
-            if (this.anyFailsClosed.getAsBoolean()) {
-                builder.down();
-            }
-            else {
-                builder.up();
-            }
+            builder.down().withDetail("redis", "DOWN").withDetail("error", String.valueOf(ex.getMessage()));
         }
     }
 

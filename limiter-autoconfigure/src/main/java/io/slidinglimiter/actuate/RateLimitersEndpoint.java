@@ -21,6 +21,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitStatistics;
+import io.slidinglimiter.redis.RedisBackendException;
 
 /**
  * The {@code ratelimiters} endpoint: every limit with its totals; one limit, and one key's usage;
@@ -38,6 +39,8 @@ public class RateLimitersEndpoint {
 
     private final Function<LimitDefinition, String> backends;
 
+    private final RedisStatus redis;
+
     /**
      * Creates the endpoint.
      * @param registry the limits
@@ -47,10 +50,24 @@ public class RateLimitersEndpoint {
      */
     public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
             Function<LimitDefinition, String> backends) {
+        this(registry, rateLimiters, changes, backends, null);
+    }
+
+    /**
+     * Creates the endpoint for an application with limits on Redis.
+     * @param registry the limits
+     * @param rateLimiters decides, for a key's usage and resets
+     * @param changes applies limit changes
+     * @param backends the backend name of each limit
+     * @param redis whether Redis decides now, or null without Redis
+     */
+    public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
+            Function<LimitDefinition, String> backends, @Nullable RedisStatus redis) {
         this.registry = registry;
         this.rateLimiters = rateLimiters;
         this.changes = changes;
         this.backends = backends;
+        this.redis = redis;
     }
 
     /** @return every limit, by name */
@@ -81,8 +98,16 @@ public class RateLimitersEndpoint {
                 return error("The key must not be blank");
             }
             Decision usage = this.rateLimiters.peek(name, key);
-            body.put("key", Map.of("used", usage.limit() - usage.remaining(), "remaining", usage.remaining(),
-                    "retryAfter", seconds(usage.retryAfter()), "resetAfter", seconds(usage.resetAfter())));
+            Map<String, Object> keyUsage = new LinkedHashMap<>();
+            keyUsage.put("used", usage.limit() - usage.remaining());
+            keyUsage.put("remaining", usage.remaining());
+            keyUsage.put("retryAfter", seconds(usage.retryAfter()));
+            keyUsage.put("resetAfter", seconds(usage.resetAfter()));
+            if (onRedis(definition.get()) && this.redis.isFailing()) {
+                keyUsage.put("source", "local: Redis is not answering (" + this.redis.lastFailure()
+                        + "), so this is this instance's fallback count, not Redis's");
+            }
+            body.put("key", keyUsage);
         }
         return new WebEndpointResponse<>(body);
     }
@@ -109,28 +134,58 @@ public class RateLimitersEndpoint {
             return error((limit == null) ? "Send the new limit, for example {\"limit\": 200}"
                     : "limit must be greater than 0, but was " + newLimit);
         }
-        this.changes.change(name, newLimit);
+        try {
+            this.changes.change(name, newLimit);
+        }
+        catch (RedisBackendException ex) {
+            return unavailable("The limit was not changed: Redis, which shares it with every instance, did not"
+                    + " answer (" + ex.getMessage() + "). Try again when it does.");
+        }
         Map<String, Object> body = describe(this.registry.get(name));
         body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
         return new WebEndpointResponse<>(body);
     }
 
     /**
-     * Forgets what one key has used.
+     * Forgets what one key has used; without a key, ends the limit's run-time change, so that its
+     * configured limit applies again (on every instance when limits are shared through Redis).
      * @param name the limit's name
-     * @param key the counter key
-     * @return 204; 404 for an unknown name, 400 without a key
+     * @param key the counter key, or null to revert the limit
+     * @return 204 for a reset, the limit for a revert; 404 for an unknown name, 400 for a blank key,
+     * 503 while Redis does not answer
      */
     @DeleteOperation
     public WebEndpointResponse<Map<String, Object>> reset(@Selector String name, @Nullable String key) {
         if (this.registry.find(name).isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        if (key == null || key.isBlank()) {
-            return error("Name the key to reset, for example ?key=alice");
+        if (key == null) {
+            try {
+                this.changes.revert(name);
+            }
+            catch (RedisBackendException ex) {
+                return unavailable("The limit was not reverted: Redis, which shares it with every instance, did not"
+                        + " answer (" + ex.getMessage() + "). Try again when it does.");
+            }
+            Map<String, Object> body = describe(this.registry.get(name));
+            body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
+            return new WebEndpointResponse<>(body);
         }
-        this.rateLimiters.reset(name, key);
+        if (key.isBlank()) {
+            return error("Name the key to reset, for example ?key=alice, or send no key to revert the limit");
+        }
+        try {
+            this.rateLimiters.reset(name, key);
+        }
+        catch (RedisBackendException ex) {
+            return unavailable("The key was not reset: Redis did not answer (" + ex.getMessage()
+                    + "). Try again when it does.");
+        }
         return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
+    }
+
+    private boolean onRedis(LimitDefinition definition) {
+        return this.redis != null && "redis".equals(this.backends.apply(definition));
     }
 
     private Map<String, Object> describe(LimitDefinition definition) {
@@ -138,6 +193,7 @@ public class RateLimitersEndpoint {
         Map<String, Object> description = new LinkedHashMap<>();
         description.put("name", definition.name());
         description.put("limit", definition.limit());
+        description.put("configuredLimit", this.changes.configuredLimit(definition.name()));
         description.put("window", definition.window().toString());
         description.put("subWindows", definition.subWindows());
         description.put("algorithm", definition.algorithm().id());
@@ -150,6 +206,10 @@ public class RateLimitersEndpoint {
 
     private static double seconds(Duration duration) {
         return duration.toMillis() / 1000.0;
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> unavailable(String message) {
+        return new WebEndpointResponse<>(Map.of("error", message), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
 
     private static WebEndpointResponse<Map<String, Object>> error(String message) {

@@ -1,7 +1,10 @@
 package io.slidinglimiter.autoconfigure;
 
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,6 +19,8 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
 import io.slidinglimiter.actuate.RateLimitersEndpoint;
+import io.slidinglimiter.actuate.RedisStatus;
+import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration.LimiterRedis;
 import io.slidinglimiter.core.LimitRegistry;
 
@@ -41,9 +46,10 @@ public class LimiterActuatorAutoConfiguration {
             @Bean
             @ConditionalOnMissingBean
             RateLimitersEndpoint rateLimitersEndpoint(LimitRegistry limitRegistry, RateLimiters rateLimiters,
-                    LimitChanges limitChanges, LimiterProperties properties) {
+                    LimitChanges limitChanges, LimiterProperties properties, ObjectProvider<RedisStatus> redisStatus) {
                 return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) ->
-                        ConfiguredLimits.backendOf(properties, definition.name()).name().toLowerCase(Locale.ROOT));
+                        ConfiguredLimits.backendOf(properties, definition.name()).name().toLowerCase(Locale.ROOT),
+                        redisStatus.getIfAvailable());
             }
 
         }
@@ -64,9 +70,14 @@ public class LimiterActuatorAutoConfiguration {
 
             @Bean
             @ConditionalOnMissingBean(name = "ratelimiterHealthIndicator")
-            RateLimiterHealthIndicator ratelimiterHealthIndicator(LimiterRedis limiterRedis) {
+            RateLimiterHealthIndicator ratelimiterHealthIndicator(LimiterRedis limiterRedis,
+                    LimiterProperties properties) {
+                Map<String, String> policies = new TreeMap<>();
+                properties.getLimits().keySet().stream()
+                        .filter((name) -> ConfiguredLimits.backendOf(properties, name) == Backend.REDIS)
+                        .forEach((name) -> policies.put(name, limiterRedis.backend().policyOf(name).id()));
                 return new RateLimiterHealthIndicator(limiterRedis.runner(), limiterRedis.backend(),
-                        limiterRedis.defaultPolicy(), limiterRedis::anyFailsClosed);
+                        limiterRedis.defaultPolicy(), policies);
             }
 
         }

@@ -33,6 +33,7 @@ import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.redis.RedisLimitOverrides;
+import io.slidinglimiter.actuate.RedisStatus;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.RoutingBackend;
 import io.slidinglimiter.core.TimeSource;
@@ -103,7 +104,11 @@ public class LimiterRedisAutoConfiguration {
                 new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
                         redisProperties.getFailureThreshold(), redisProperties.getOpenFor().toMillis(),
                         redisProperties.getDenialCacheSize()),
-                clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback());
+                clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), () -> {
+                    limiterRedisScriptRunner.reconnectIfClosed();
+                    limiterRedisScriptRunner.isScriptLoaded();
+                    return true;
+                });
         return new LimiterRedis(limiterRedisScriptRunner, resilient, redisProperties.getOnFailure(),
                 policies.containsValue(FailurePolicy.FAIL_CLOSED));
     }
@@ -127,10 +132,10 @@ public class LimiterRedisAutoConfiguration {
     /** Limits changed at run time reach every instance through Redis, read every second. */
     @Bean
     @ConditionalOnMissingBean
-    LimitChanges limitChanges(LimitRegistry limitRegistry, RedisConnectionFactory connectionFactory,
+    LimitChanges limitChanges(LimitRegistry limitRegistry, LettuceScriptRunner limiterRedisScriptRunner,
             LimiterProperties properties) {
-        return new LimitChanges(limitRegistry, new RedisLimitOverrides(connectionFactory, properties.getKeyPrefix()),
-                1_000);
+        return new LimitChanges(limitRegistry,
+                new RedisLimitOverrides(limiterRedisScriptRunner, properties.getKeyPrefix()), 1_000);
     }
 
     /**
@@ -142,17 +147,34 @@ public class LimiterRedisAutoConfiguration {
      * @param someLimitFailsClosed whether a limit overrides it with fail-closed
      */
     public record LimiterRedis(LettuceScriptRunner runner, ResilientRedisBackend backend, FailurePolicy defaultPolicy,
-            boolean someLimitFailsClosed) {
+            boolean someLimitFailsClosed) implements RedisStatus {
 
         /** @return whether an outage makes some limit reject calls */
         public boolean anyFailsClosed() {
             return this.someLimitFailsClosed || this.defaultPolicy == FailurePolicy.FAIL_CLOSED;
         }
 
+        @Override
+        public boolean isFailing() {
+            return this.backend.isFailing();
+        }
+
+        @Override
+        public String lastFailure() {
+            return this.backend.lastFailure();
+        }
+
     }
 
-    /** Connects once every bean exists; says once if Redis cannot be reached, unless the context is closing. */
+    /**
+     * Connects and loads the script once every bean exists, waiting for it up to
+     * {@value #STARTUP_WAIT_SECONDS} s, so that the first decisions after start do not pay for it
+     * (on a cold JVM they would time out against a healthy Redis). An application whose Redis does not
+     * answer starts all the same, with one warning; the failure policy decides meanwhile.
+     */
     static final class RedisConnectionWarmup implements SmartInitializingSingleton, DisposableBean {
+
+        static final long STARTUP_WAIT_SECONDS = 2;
 
         private final LettuceScriptRunner runner;
 
@@ -167,13 +189,23 @@ public class LimiterRedisAutoConfiguration {
 
         @Override
         public void afterSingletonsInstantiated() {
-            this.runner.connect().whenComplete((connected, failure) -> {
+            java.util.concurrent.CompletableFuture<?> connected = this.runner.connect();
+            connected.whenComplete((ignored, failure) -> {
                 if (failure != null && !this.closing) {
                     logger.warn("Sliding Limiter could not connect to Redis at start (" + failure.getMessage()
-                            + "); limits on Redis follow limiter.redis.on-failure=" + this.policy
+                            + "); limits on Redis follow limiter.redis.on-failure=" + this.policy.id()
                             + " until it answers.");
                 }
             });
+            try {
+                connected.get(STARTUP_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+                // Said by the warning above, when it fails; a slow connection goes on in the background.
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
         }
 
         @Override

@@ -83,7 +83,7 @@ class RateLimitersEndpointIntegrationTests {
         }
         assertThat(statuses).containsExactly(200, 200, 200, 200, 200, 429, 429);
         String limits = get(localOnly, "/actuator/ratelimiters").body();
-        assertThat(limits).contains("\"counted\":{\"name\":\"counted\",\"limit\":5,\"window\":\"PT1M\",\"subWindows\":10,"
+        assertThat(limits).contains("\"counted\":{\"name\":\"counted\",\"limit\":5,\"configuredLimit\":5,\"window\":\"PT1M\",\"subWindows\":10,"
                 + "\"algorithm\":\"sliding-window-counter\",\"backend\":\"local\",\"allowed\":5,\"rejected\":2,"
                 + "\"fallback\":0}");
         assertThat(get(localOnly, "/actuator/metrics/limiter.requests?tag=limit:counted&tag=outcome:allowed").body())
@@ -136,9 +136,9 @@ class RateLimitersEndpointIntegrationTests {
         HttpResponse<String> text = post(localOnly, "/actuator/ratelimiters/greet", "{\"limit\": \"many\"}");
         assertThat(text.statusCode()).isEqualTo(400);
         assertThat(text.body()).contains("limit must be a whole number greater than 0, but was 'many'");
-        HttpResponse<String> missing = delete(localOnly, "/actuator/ratelimiters/greet");
-        assertThat(missing.statusCode()).isEqualTo(400);
-        assertThat(missing.body()).contains("Name the key to reset");
+        HttpResponse<String> blank = delete(localOnly, "/actuator/ratelimiters/greet?key=%20");
+        assertThat(blank.statusCode()).isEqualTo(400);
+        assertThat(blank.body()).contains("Name the key to reset");
         assertThat(get(localOnly, "/actuator/ratelimiters/greet").body()).contains("\"limit\":5");
     }
 

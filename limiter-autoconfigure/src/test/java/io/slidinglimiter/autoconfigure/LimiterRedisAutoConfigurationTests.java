@@ -183,7 +183,7 @@ class LimiterRedisAutoConfigurationTests {
                         Thread.sleep(50);
                     }
                     assertThat(output.getAll()).contains("Sliding Limiter could not connect to Redis at start")
-                            .contains("limiter.redis.on-failure=FAIL_CLOSED");
+                            .contains("limiter.redis.on-failure=fail-closed");
                 });
     }
 

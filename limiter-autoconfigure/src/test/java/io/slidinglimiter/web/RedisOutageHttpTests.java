@@ -61,6 +61,9 @@ class RedisOutageHttpTests {
                         statuses.add(response.statusCode());
                         if (response.statusCode() == 429) {
                             assertThat(response.headers().firstValue("Retry-After")).as(policy).isPresent();
+                            if (policy.equals("fail-closed")) {
+                                assertThat(response.body()).contains("could not be checked");
+                            }
                         }
                         assertThat(response.body()).doesNotContain("Exception");
                     }

@@ -12,6 +12,11 @@ public enum FailurePolicy {
     FAIL_CLOSED,
 
     /** Decide with an in-process counter of the same limit: each instance limits on its own. */
-    LOCAL
+    LOCAL;
+
+    /** @return the policy as written in configuration: {@code fail-open}, {@code fail-closed}, {@code local} */
+    public String id() {
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
 
 }

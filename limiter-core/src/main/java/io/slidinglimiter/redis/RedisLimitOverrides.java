@@ -4,56 +4,101 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
+import io.lettuce.core.ScriptOutputType;
 
 /**
  * Limits changed at run time, kept in Redis so that every instance applies them: one hash,
- * {@code <prefix>:limits}, of limit name to permits per window. Instances read it on a schedule;
- * a change therefore reaches the instance that made it at once and the others within one period.
+ * {@code <prefix>:limits}, of limit name to {@code "<limit>:<configured limit>"}. The configured
+ * limit is the one the instance that made the change was started with: an instance applies a stored
+ * change only while its own configuration says the same, so a change outlives restarts and rolling
+ * deploys of the same configuration, and a new configured value wins. Every wait is bounded by the
+ * runner's timeout.
  */
 public final class RedisLimitOverrides {
 
-    private final RedisConnectionFactory connectionFactory;
+    /** Deletes a field only if it still holds the value read: another instance may have changed it. */
+    private static final String REMOVE_IF_UNCHANGED = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then"
+            + " return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
+
+    private final LettuceScriptRunner runner;
 
     private final byte[] key;
 
     /**
      * Creates the store.
-     * @param connectionFactory the application's connection factory
+     * @param runner the limiter's bounded connection to Redis
      * @param prefix the limiter's key prefix
      */
-    public RedisLimitOverrides(RedisConnectionFactory connectionFactory, String prefix) {
-        this.connectionFactory = connectionFactory;
-        this.key = (prefix + ":limits").getBytes(StandardCharsets.UTF_8);
+    public RedisLimitOverrides(LettuceScriptRunner runner, String prefix) {
+        this.runner = runner;
+        this.key = bytes(prefix + ":limits");
+    }
+
+    /** A limit changed at run time, and the configured limit it replaced. */
+    public record Override(long limit, long configuredLimit, String stored) {
     }
 
     /**
-     * Stores a limit for every instance.
+     * Stores a limit for every instance started with the same configured limit.
      * @param limitName the limit's name
      * @param limit its new permits per window
+     * @param configuredLimit the permits per window this instance was configured with
+     * @throws RedisBackendException when Redis fails or does not answer in time
      */
-    public void store(String limitName, long limit) {
-        try (RedisConnection connection = this.connectionFactory.getConnection()) {
-            connection.hashCommands().hSet(this.key, limitName.getBytes(StandardCharsets.UTF_8),
-                    Long.toString(limit).getBytes(StandardCharsets.UTF_8));
-        }
+    public void store(String limitName, long limit, long configuredLimit) {
+        this.runner.call((commands) -> commands.hset(this.key, bytes(limitName), bytes(limit + ":" + configuredLimit)));
     }
 
     /**
-     * Every stored limit.
-     * @return limit name to permits per window
+     * Ends a run-time change on every instance.
+     * @param limitName the limit's name
+     * @throws RedisBackendException when Redis fails or does not answer in time
      */
-    public Map<String, Long> load() {
-        Map<String, Long> limits = new HashMap<>();
-        try (RedisConnection connection = this.connectionFactory.getConnection()) {
-            Map<byte[], byte[]> stored = connection.hashCommands().hGetAll(this.key);
-            if (stored != null) {
-                stored.forEach((name, limit) -> limits.put(new String(name, StandardCharsets.UTF_8),
-                        Long.parseLong(new String(limit, StandardCharsets.UTF_8))));
+    public void remove(String limitName) {
+        this.runner.call((commands) -> commands.hdel(this.key, bytes(limitName)));
+    }
+
+    /**
+     * Removes a change made under another configuration, unless it changed since it was read.
+     * @param limitName the limit's name
+     * @param read the change as read
+     */
+    public void removeStale(String limitName, Override read) {
+        this.runner.call((commands) -> commands.<Long>eval(REMOVE_IF_UNCHANGED, ScriptOutputType.INTEGER,
+                new byte[][] { this.key }, bytes(limitName), bytes(read.stored())));
+    }
+
+    /**
+     * Every stored change.
+     * @return by limit name; a value this version cannot read counts as made under another configuration
+     * @throws RedisBackendException when Redis fails or does not answer in time
+     */
+    public Map<String, Override> load() {
+        Map<byte[], byte[]> stored = this.runner.call((commands) -> commands.hgetall(this.key));
+        Map<String, Override> overrides = new HashMap<>();
+        if (stored != null) {
+            stored.forEach((name, value) -> overrides.put(new String(name, StandardCharsets.UTF_8),
+                    parse(new String(value, StandardCharsets.UTF_8))));
+        }
+        return overrides;
+    }
+
+    private static Override parse(String value) {
+        int colon = value.indexOf(':');
+        try {
+            if (colon > 0) {
+                return new Override(Long.parseLong(value.substring(0, colon)),
+                        Long.parseLong(value.substring(colon + 1)), value);
             }
         }
-        return limits;
+        catch (NumberFormatException ex) {
+            // Falls through: not a value of ours.
+        }
+        return new Override(-1, -1, value);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
 }
