@@ -121,10 +121,10 @@ public final class RedisLoad {
             System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s %12s%n", "driver", "threads",
                     "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %");
             for (int threads : THREADS) {
-                run("ours, wired (100 ms)", threads, seconds, server,
-                        (key) -> wired.tryAcquire(limit, keys[key], 1).allowed());
                 run("ours (RedisBackend)", threads, seconds, server,
                         (key) -> ours.tryAcquire(limit, keys[key], 1).allowed());
+                run("ours, wired (100 ms)", threads, seconds, server,
+                        (key) -> wired.tryAcquire(limit, keys[key], 1).allowed());
                 run("lettuce EVALSHA ours", threads, seconds, server, (key) -> async
                         .<List<Long>>evalsha(decideSha, ScriptOutputType.MULTI, new byte[][] { bareKeys[key] },
                                 decideArgs)
@@ -149,6 +149,10 @@ public final class RedisLoad {
         AtomicBoolean stop = new AtomicBoolean();
         long[][] latencies = new long[threads][];
         int[] counts = new int[threads];
+        // Every decision of the run, warm-up included, against every script Redis ran meanwhile: the
+        // share that reached Redis, exactly (nothing is in flight before the start or after the end).
+        long[] made = new long[threads];
+        long scriptsBefore = server.scriptCalls();
         CountDownLatch done = new CountDownLatch(threads);
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -161,6 +165,7 @@ public final class RedisLoad {
                         long start = System.nanoTime();
                         decider.decide(random.nextInt(KEYS));
                         long took = System.nanoTime() - start;
+                        made[index]++;
                         if (measuring.get() && counts[index] < latencies[index].length) {
                             latencies[index][counts[index]++] = took;
                         }
@@ -179,7 +184,6 @@ public final class RedisLoad {
         Thread.sleep(2_000);
         long jvmCpuBefore = jvmCpuNanos();
         long redisCpuBefore = redisCpuNanos(server);
-        long scriptsBefore = scriptCalls(server);
         long startNanos = System.nanoTime();
         measuring.set(true);
         Thread.sleep(seconds * 1_000L);
@@ -187,9 +191,9 @@ public final class RedisLoad {
         long elapsed = System.nanoTime() - startNanos;
         long jvmCpu = jvmCpuNanos() - jvmCpuBefore;
         long redisCpu = redisCpuNanos(server) - redisCpuBefore;
-        long scripts = scriptCalls(server) - scriptsBefore;
         stop.set(true);
         done.await();
+        long scripts = server.scriptCalls() - scriptsBefore;
         long total = Arrays.stream(counts).sum();
         long[] all = new long[(int) total];
         int at = 0;
@@ -200,20 +204,7 @@ public final class RedisLoad {
         Arrays.sort(all);
         System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f %12.2f%n", name, threads,
                 total * 1e9 / elapsed, all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3,
-                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * scripts / total);
-    }
-
-    /** EVALSHA and EVAL calls Redis ran so far (INFO commandstats): the decisions that reached it. */
-    private static long scriptCalls(RedisServer server) {
-        String stats = server.call((redis) -> redis.info("commandstats"));
-        long calls = 0;
-        for (String line : stats.lines().toList()) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                String field = line.substring(line.indexOf("calls=") + 6);
-                calls += Long.parseLong(field.substring(0, field.indexOf(',')));
-            }
-        }
-        return calls;
+                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * scripts / Arrays.stream(made).sum());
     }
 
     /** Bytes per key of each algorithm, as Redis's MEMORY USAGE reports them: every slot used, 100 permits logged. */

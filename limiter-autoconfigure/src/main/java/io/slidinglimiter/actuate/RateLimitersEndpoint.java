@@ -138,8 +138,7 @@ public class RateLimitersEndpoint {
             this.changes.change(name, newLimit);
         }
         catch (RedisBackendException ex) {
-            return unavailable("The limit was not changed: Redis, which shares it with every instance, did not"
-                    + " answer (" + ex.getMessage() + "). Try again when it does.");
+            return unavailable("The limit was not changed: Redis, which shares it with every instance,", ex);
         }
         Map<String, Object> body = describe(this.registry.get(name));
         body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
@@ -164,8 +163,7 @@ public class RateLimitersEndpoint {
                 this.changes.revert(name);
             }
             catch (RedisBackendException ex) {
-                return unavailable("The limit was not reverted: Redis, which shares it with every instance, did not"
-                        + " answer (" + ex.getMessage() + "). Try again when it does.");
+                return unavailable("The limit was not reverted: Redis, which shares it with every instance,", ex);
             }
             Map<String, Object> body = describe(this.registry.get(name));
             body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
@@ -178,8 +176,7 @@ public class RateLimitersEndpoint {
             this.rateLimiters.reset(name, key);
         }
         catch (RedisBackendException ex) {
-            return unavailable("The key was not reset: Redis did not answer (" + ex.getMessage()
-                    + "). Try again when it does.");
+            return unavailable("The key was not reset: Redis", ex);
         }
         return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
     }
@@ -208,8 +205,10 @@ public class RateLimitersEndpoint {
         return duration.toMillis() / 1000.0;
     }
 
-    private static WebEndpointResponse<Map<String, Object>> unavailable(String message) {
-        return new WebEndpointResponse<>(Map.of("error", message), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+    /** 503: {@code what} did not happen because Redis did not answer; a sentence, never a stack trace. */
+    private static WebEndpointResponse<Map<String, Object>> unavailable(String what, RedisBackendException ex) {
+        return new WebEndpointResponse<>(Map.of("error", what + " did not answer (" + ex.getMessage()
+                + "). Try again when it does."), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
 
     private static WebEndpointResponse<Map<String, Object>> error(String message) {

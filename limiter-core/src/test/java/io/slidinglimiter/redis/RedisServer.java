@@ -121,6 +121,23 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
+     * The scripts this server ran so far ({@code EVALSHA} and {@code EVAL} in {@code INFO
+     * commandstats}): the decisions that reached it.
+     * @return the count since start or the last {@code CONFIG RESETSTAT}
+     */
+    public long scriptCalls() {
+        String stats = call((redis) -> redis.info("commandstats"));
+        long calls = 0;
+        for (String line : stats.lines().toList()) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                String field = line.substring(line.indexOf("calls=") + 6);
+                calls += Long.parseLong(field.substring(0, field.indexOf(',')));
+            }
+        }
+        return calls;
+    }
+
+    /**
      * Stalls the server (DEBUG SLEEP), as a long fork, a slow disk or swapping would: it neither
      * answers nor runs commands until it wakes. Blocks the calling thread as long.
      * @param seconds how long

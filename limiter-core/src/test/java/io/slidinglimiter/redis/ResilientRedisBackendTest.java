@@ -318,15 +318,7 @@ class ResilientRedisBackendTest {
     }
 
     private long scriptCalls() {
-        String stats = this.server.call((redis) -> redis.info("commandstats"));
-        long calls = 0;
-        for (String line : stats.lines().toList()) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                String field = line.substring(line.indexOf("calls=") + 6);
-                calls += Long.parseLong(field.substring(0, field.indexOf(',')));
-            }
-        }
-        return calls;
+        return this.server.scriptCalls();
     }
 
     /** Polls (real time: the breaker's pause has to pass) until Redis decides again; at most 10 s. */
