@@ -34,12 +34,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * longer waits ({@link #redisDeadlineMillis()}): a script that Redis runs later than that (a
  * stalled server that wakes, a queue replayed after a reconnection) changes nothing.
  * <p>
- * <b>Whose fault.</b> A timeout while Redis answers other commands is a slow call, not an outage
- * ({@link RedisTimeoutException#isRedisAnswering()}): a busy or paused application must not make
- * a healthy Redis look down. A reply that arrived while the waiting thread was not running is
- * used, however late the thread woke.
+ * <b>Whose fault.</b> A timeout while Redis answers other commands, or followed by this command's
+ * own reply within a grace period, is a slow call, not an outage
+ * ({@link RedisTimeoutException#redisFailed()}): a busy or paused application must not make a
+ * healthy Redis look down. A reply that arrived while the waiting thread was not running is used,
+ * however late the thread woke.
  */
 public final class LettuceScriptRunner implements RedisScriptRunner {
+
+    /** How long after a timeout a reply that did come proves the call slow rather than Redis failed. */
+    static final long FAULT_GRACE_MILLIS = 1_000;
 
     private final RedisConnectionFactory connectionFactory;
 
@@ -207,8 +211,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
     private <T> CompletableFuture<T> replied(RedisFuture<T> command, boolean redisTime) {
         CompletableFuture<T> future = command.toCompletableFuture();
         future.whenComplete((reply, failure) -> {
-            if (failure == null || failure instanceof RedisCommandExecutionException
-                    || failure.getCause() instanceof RedisCommandExecutionException) {
+            if (failure == null || isReply(failure)) {
                 long now = System.nanoTime();
                 this.lastReplyNanos = now;
                 if (redisTime && reply instanceof List<?> values && values.size() > 1
@@ -254,14 +257,42 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         }
     }
 
+    /**
+     * A timeout, and whose fault it was. Redis answered others since this command was sent: slow.
+     * The connection is closed: Redis failed. Otherwise nothing came back at all, which a starved
+     * client I/O thread or a paused JVM can cause as well as a stalled Redis: the reply gets
+     * {@link #FAULT_GRACE_MILLIS} more to come, and only then is Redis said to have failed.
+     */
     @SuppressWarnings("unchecked")
     private RedisTimeoutException timeout(Future<?> reply, long sentNanos) {
-        boolean answering = this.lastReplyNanos - sentNanos > 0;
-        CompletionStage<List<Long>> late = (reply instanceof CompletableFuture<?> future)
-                ? (CompletionStage<List<Long>>) future : new CompletableFuture<>();
-        return new RedisTimeoutException(answering
-                ? "Redis answered other commands but not this one within the limiter's timeout"
-                : "Redis did not answer within the limiter's timeout", late, answering);
+        CompletableFuture<?> pending = (reply instanceof CompletableFuture<?> future) ? future
+                : new CompletableFuture<>();
+        CompletionStage<List<Long>> late = (CompletionStage<List<Long>>) pending;
+        if (this.lastReplyNanos - sentNanos > 0) {
+            return RedisTimeoutException.slow("Redis answered other commands but not this one within the"
+                    + " limiter's timeout", late);
+        }
+        CompletableFuture<Boolean> failed = new CompletableFuture<>();
+        if (!isOpen()) {
+            failed.complete(true);
+        }
+        else {
+            pending.whenComplete((value, failure) -> failed.complete(failure != null && !isReply(failure)));
+            failed.completeOnTimeout(true, FAULT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        return new RedisTimeoutException("Redis did not answer within the limiter's timeout", late, failed);
+    }
+
+    /** Whether the shared connection is open, as far as this runner knows it. */
+    private boolean isOpen() {
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
+        return current != null && current.isDone() && !current.isCompletedExceptionally() && current.join().isOpen();
+    }
+
+    /** Whether a failure is Redis's answer (an error reply), not a lost connection. */
+    private static boolean isReply(Throwable failure) {
+        return failure instanceof RedisCommandExecutionException
+                || failure.getCause() instanceof RedisCommandExecutionException;
     }
 
     private static RuntimeException failure(ExecutionException ex) {

@@ -188,8 +188,8 @@ public final class RedisBackend implements RateLimitBackend {
             throw ex;
         }
         if (reply.get(0) < 0) {
-            throw new RedisTimeoutException("Redis ran the decision after the limiter's timeout",
-                    java.util.concurrent.CompletableFuture.completedFuture(reply), true);
+            throw RedisTimeoutException.slow("Redis ran the decision after the limiter's timeout",
+                    java.util.concurrent.CompletableFuture.completedFuture(reply));
         }
         return decisions(reply, requests);
     }

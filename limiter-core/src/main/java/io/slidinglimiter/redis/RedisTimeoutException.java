@@ -1,31 +1,45 @@
 package io.slidinglimiter.redis;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
  * Redis did not answer a script within the limiter's timeout. The command was not withdrawn: the
  * reply may still come ({@link #lateReply()}), and a decision that Redis then applied can be given
- * back. Whether this is Redis's failure depends on {@link #isRedisAnswering()}: a Redis that
- * answered other commands meanwhile is alive, and the wait was this application's (its threads,
- * its garbage collector, a busy processor) or the queue of commands ahead.
+ * back. Whether Redis failed is told by {@link #redisFailed()}: a Redis that answered other
+ * commands meanwhile, or this one soon after, is alive, and the wait was this application's (its
+ * threads, its garbage collector, a busy processor starving the client's I/O thread) or the queue
+ * of commands ahead.
  */
 public class RedisTimeoutException extends RedisBackendException {
 
     private final transient CompletionStage<List<Long>> lateReply;
 
-    private final boolean redisAnswering;
+    private final transient CompletionStage<Boolean> redisFailed;
 
     /**
      * Creates the exception.
      * @param message what happened
      * @param lateReply completes with the script's reply if it ever comes
-     * @param redisAnswering whether Redis answered another command after this one was sent
+     * @param redisFailed completes with true when Redis itself failed (no reply came within a grace
+     * period, or the connection was lost), false when the call was only slow
      */
-    public RedisTimeoutException(String message, CompletionStage<List<Long>> lateReply, boolean redisAnswering) {
+    public RedisTimeoutException(String message, CompletionStage<List<Long>> lateReply,
+            CompletionStage<Boolean> redisFailed) {
         super(message, null);
         this.lateReply = lateReply;
-        this.redisAnswering = redisAnswering;
+        this.redisFailed = redisFailed;
+    }
+
+    /**
+     * A timeout while Redis answered other commands: a slow call, decided at once.
+     * @param message what happened
+     * @param lateReply completes with the script's reply if it ever comes
+     * @return the exception
+     */
+    static RedisTimeoutException slow(String message, CompletionStage<List<Long>> lateReply) {
+        return new RedisTimeoutException(message, lateReply, CompletableFuture.completedFuture(false));
     }
 
     /** @return completes with the script's reply if it comes after all */
@@ -33,9 +47,9 @@ public class RedisTimeoutException extends RedisBackendException {
         return this.lateReply;
     }
 
-    /** @return whether Redis answered other commands while this one waited: a slow call, not an outage */
-    public boolean isRedisAnswering() {
-        return this.redisAnswering;
+    /** @return completes with whether Redis failed (true) or the call was only slow (false) */
+    public CompletionStage<Boolean> redisFailed() {
+        return this.redisFailed;
     }
 
 }

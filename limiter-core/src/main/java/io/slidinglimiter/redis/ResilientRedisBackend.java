@@ -289,13 +289,25 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     /**
      * Only Redis's own failures count towards the breaker and the outage: a call that timed out while
-     * Redis answered others was slow here (a paused or busy JVM, a queue), and only this call falls back.
+     * Redis answered others, or whose reply came soon after, was slow here (a paused or busy JVM, a
+     * queue), and only this call falls back.
      */
     private void failed(RuntimeException ex) {
-        if (ex instanceof RedisTimeoutException timeout && timeout.isRedisAnswering()) {
-            this.slowDecisions.increment();
+        if (ex instanceof RedisTimeoutException timeout) {
+            timeout.redisFailed().thenAccept((redisFailed) -> {
+                if (redisFailed) {
+                    redisFailed(ex);
+                }
+                else {
+                    this.slowDecisions.increment();
+                }
+            });
             return;
         }
+        redisFailed(ex);
+    }
+
+    private void redisFailed(RuntimeException ex) {
         this.breaker.recordFailure(this.timeSource.currentTimeMillis());
         boolean answered = ex.getCause() instanceof RedisCommandExecutionException;
         this.outage.failed(ex, !answered);

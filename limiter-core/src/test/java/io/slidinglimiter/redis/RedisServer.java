@@ -29,6 +29,8 @@ public final class RedisServer implements AutoCloseable {
 
     private static volatile Path binary;
 
+    private static volatile int majorVersion;
+
     private final int port;
 
     private final Path directory;
@@ -158,6 +160,10 @@ public final class RedisServer implements AutoCloseable {
     private void startProcess() throws IOException {
         List<String> command = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(this.port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.toString()));
+        if (majorVersion() >= 7) {
+            // Redis 7 refuses DEBUG unless told otherwise; fault tests stall their server with DEBUG SLEEP.
+            command.addAll(List.of("--enable-debug-command", "yes"));
+        }
         command.addAll(this.extraArguments);
         this.process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(this.directory.resolve("redis.log").toFile()).start();
@@ -174,6 +180,17 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         throw new IllegalStateException("redis-server did not listen on " + this.port + " within 20 s");
+    }
+
+    /** The major version of the binary, from {@code redis-server --version} ({@code v=7.0.15}). */
+    private static int majorVersion() throws IOException {
+        if (majorVersion == 0) {
+            Process version = new ProcessBuilder(binary().toString(), "--version").redirectErrorStream(true).start();
+            String output = new String(version.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            int at = output.indexOf("v=");
+            majorVersion = (at >= 0) ? Integer.parseInt(output.substring(at + 2, output.indexOf('.', at))) : 6;
+        }
+        return majorVersion;
     }
 
     private static Path binary() throws IOException {
