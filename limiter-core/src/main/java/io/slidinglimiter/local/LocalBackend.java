@@ -242,10 +242,13 @@ public class LocalBackend implements RateLimitBackend {
         return this.overflowDecisions.sum();
     }
 
-    /** The key's own counter, if it has one; never creates one. */
+    /**
+     * The key's own counter, if it has one of the definition's shape; never creates one. (After a
+     * window change the counters are new: permits taken before it are not in them to give back.)
+     */
     private WindowCounter existingCounter(LimitDefinition limit, String key) {
         LimitCounters counters = this.limits.get(limit.name());
-        if (counters == null) {
+        if (counters == null || !counters.countsFor(limit)) {
             return null;
         }
         StoredKey stored = StoredKey.of(counters, key);

@@ -26,9 +26,13 @@ import io.slidinglimiter.core.TimeSource;
  * <li>After {@code failureThreshold} failures in a row a circuit breaker stops calling Redis for
  * {@code openMillis}, then probes with a single call: decisions meanwhile follow the policy at
  * local speed, and Redis is used again as soon as a probe succeeds.</li>
- * <li>A key that Redis reported out of permits until {@code T} is rejected locally until {@code T}
- * (the denial cache), which never admits what Redis would reject.</li>
- * <li>An outage is logged once when it starts, with its cause, and once when it ends.</li>
+ * <li>A key that Redis reported out of permits until {@code T} is rejected locally until {@code T},
+ * at most {@value #DENIAL_CACHE_MILLIS} ms (the denial cache), which never admits what Redis would
+ * reject.</li>
+ * <li>Only Redis's own failures count: a call that timed out while Redis answered others, or whose
+ * reply came soon after, was slow in this JVM ({@link #slowDecisions()}) and falls back alone.</li>
+ * <li>An outage is logged when it starts, with its cause, summed up each minute while it lasts,
+ * and logged when it ends; while Redis is out of reach a probe finds it again without traffic.</li>
  * </ul>
  */
 public final class ResilientRedisBackend implements RateLimitBackend {
@@ -91,7 +95,8 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.timeSource = timeSource;
         this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.openMillis());
         this.outage = new RedisOutage(timeSource, probe, this.breaker::recordSuccess);
-        this.denials = (settings.denialCacheSize() > 0) ? new DenialCache(settings.denialCacheSize(), DENIAL_CACHE_MILLIS) : null;
+        this.denials = (settings.denialCacheSize() > 0)
+                ? new DenialCache(settings.denialCacheSize(), DENIAL_CACHE_MILLIS) : null;
         this.onFallback = onFallback;
     }
 
