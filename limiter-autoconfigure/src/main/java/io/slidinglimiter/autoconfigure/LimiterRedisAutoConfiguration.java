@@ -1,9 +1,11 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.lettuce.core.RedisURI;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -24,6 +26,8 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisNode;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
@@ -42,6 +46,7 @@ import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
 import io.slidinglimiter.redis.ResilientRedisBackend;
+import io.slidinglimiter.redis.SentinelFollower;
 
 /**
  * The Redis backend, when a limit asks for it ({@code limiter.backend=redis} or
@@ -129,6 +134,15 @@ public class LimiterRedisAutoConfiguration {
         return new RoutingBackend(List.of(local, redis), defaultBackend, byLimitName);
     }
 
+    /**
+     * Under Sentinel ({@code spring.data.redis.sentinel.*}), follows a promotion as soon as a sentinel
+     * announces it; nothing otherwise.
+     */
+    @Bean
+    SentinelPromotions limiterSentinelPromotions(RedisConnectionFactory connectionFactory, LimiterRedis limiterRedis) {
+        return new SentinelPromotions(connectionFactory, limiterRedis);
+    }
+
     /** Limits changed at run time reach every instance through Redis, read every second. */
     @Bean
     @ConditionalOnMissingBean
@@ -211,6 +225,58 @@ public class LimiterRedisAutoConfiguration {
         @Override
         public void destroy() {
             this.closing = true;
+        }
+
+    }
+
+    /** Listens to the sentinels once every bean exists, when the connection factory uses Sentinel. */
+    static final class SentinelPromotions implements SmartInitializingSingleton, DisposableBean {
+
+        private final RedisConnectionFactory connectionFactory;
+
+        private final LimiterRedis limiterRedis;
+
+        private volatile SentinelFollower follower;
+
+        SentinelPromotions(RedisConnectionFactory connectionFactory, LimiterRedis limiterRedis) {
+            this.connectionFactory = connectionFactory;
+            this.limiterRedis = limiterRedis;
+        }
+
+        /** @return whether the sentinels are listened to */
+        boolean isFollowing() {
+            return this.follower != null;
+        }
+
+        @Override
+        public void afterSingletonsInstantiated() {
+            if (!(this.connectionFactory instanceof LettuceConnectionFactory lettuce)
+                    || lettuce.getSentinelConfiguration() == null) {
+                return;
+            }
+            RedisSentinelConfiguration sentinel = lettuce.getSentinelConfiguration();
+            List<RedisURI> sentinels = new ArrayList<>();
+            for (RedisNode node : sentinel.getSentinels()) {
+                RedisURI.Builder uri = RedisURI.builder().withHost(node.getHost()).withPort(node.getPort());
+                if (sentinel.getSentinelPassword().isPresent() && sentinel.getSentinelUsername() != null) {
+                    uri.withAuthentication(sentinel.getSentinelUsername(), sentinel.getSentinelPassword().get());
+                }
+                else if (sentinel.getSentinelPassword().isPresent()) {
+                    uri.withPassword(sentinel.getSentinelPassword().get());
+                }
+                sentinels.add(uri.build());
+            }
+            this.follower = new SentinelFollower(() -> {
+                this.limiterRedis.runner().reconnect();
+                this.limiterRedis.backend().serverChanged();
+            }, sentinel.getMaster().getName(), sentinels);
+        }
+
+        @Override
+        public void destroy() {
+            if (this.follower != null) {
+                this.follower.close();
+            }
         }
 
     }

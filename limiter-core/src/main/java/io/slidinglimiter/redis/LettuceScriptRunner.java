@@ -169,6 +169,22 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         }
     }
 
+    /**
+     * Makes the connection anew, whatever its state: when the server behind it is no longer the one
+     * to talk to (Sentinel promoted another master). The next command opens a new connection.
+     */
+    public void reconnect() {
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
+        if (this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
+            lettuce.resetConnection();
+        }
+        synchronized (this) {
+            if (this.commands == current) {
+                this.commands = null;
+            }
+        }
+    }
+
     /** The shared connection's commands, opened once in the background; opened again after a failure. */
     private CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;

@@ -228,6 +228,14 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         return this.policies.getOrDefault(limitName, this.defaultPolicy);
     }
 
+    /**
+     * The server behind the connection changed (Sentinel promoted a replica): the old one's failures
+     * say nothing of the new one, so the breaker closes and the next decision tries it.
+     */
+    public void serverChanged() {
+        this.breaker.recordSuccess();
+    }
+
     /** @return whether the circuit breaker is keeping calls away from Redis */
     public boolean isCircuitOpen() {
         return this.breaker.isOpen();

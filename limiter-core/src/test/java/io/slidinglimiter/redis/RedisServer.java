@@ -39,10 +39,45 @@ public final class RedisServer implements AutoCloseable {
 
     private Process process;
 
+    /** For a sentinel: what it monitors ({@code <name> <host> <port> <quorum>}); null for a server. */
+    private String monitors;
+
     private RedisServer(int port, List<String> extraArguments) throws IOException {
         this.port = port;
         this.directory = Files.createTempDirectory("limiter-redis-" + port);
         this.extraArguments = extraArguments;
+    }
+
+    /**
+     * Starts a Sentinel on a free port, monitoring a master with quorum 2, down after one second.
+     * @param masterName the name it knows the master by
+     * @param masterPort the master's port on 127.0.0.1
+     * @return the running sentinel
+     */
+    public static RedisServer startSentinel(String masterName, int masterPort) {
+        try {
+            RedisServer sentinel = new RedisServer(freePort(), List.of());
+            sentinel.monitors = masterName + " 127.0.0.1 " + masterPort + " 2";
+            sentinel.startProcess();
+            return sentinel;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** Kills the process at once (SIGKILL), as a crash would: no connection is closed politely. */
+    public void kill() {
+        if (this.process != null) {
+            this.process.destroyForcibly();
+            try {
+                this.process.waitFor(10, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            this.process = null;
+        }
     }
 
     /**
@@ -53,7 +88,12 @@ public final class RedisServer implements AutoCloseable {
         return start(List.of());
     }
 
-    static RedisServer start(List<String> extraArguments) {
+    /**
+     * Starts a server on a free port with more arguments.
+     * @param extraArguments for example {@code --replicaof 127.0.0.1 <port>}
+     * @return the running server
+     */
+    public static RedisServer start(List<String> extraArguments) {
         try {
             RedisServer server = new RedisServer(freePort(), extraArguments);
             server.startProcess();
@@ -160,7 +200,16 @@ public final class RedisServer implements AutoCloseable {
     private void startProcess() throws IOException {
         List<String> command = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(this.port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.toString()));
-        if (majorVersion() >= 7) {
+        if (this.monitors != null) {
+            String name = this.monitors.substring(0, this.monitors.indexOf(' '));
+            Path config = this.directory.resolve("sentinel.conf");
+            Files.writeString(config, String.join("\n", "port " + this.port, "bind 127.0.0.1",
+                    "dir " + this.directory, "sentinel monitor " + this.monitors,
+                    "sentinel down-after-milliseconds " + name + " 1000",
+                    "sentinel failover-timeout " + name + " 10000", "sentinel parallel-syncs " + name + " 1", ""));
+            command = new ArrayList<>(List.of(binary().toString(), config.toString(), "--sentinel"));
+        }
+        if (majorVersion() >= 7 && this.monitors == null) {
             // Redis 7 refuses DEBUG unless told otherwise; fault tests stall their server with DEBUG SLEEP.
             command.addAll(List.of("--enable-debug-command", "yes"));
         }

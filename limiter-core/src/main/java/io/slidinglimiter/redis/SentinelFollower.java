@@ -1,0 +1,86 @@
+package io.slidinglimiter.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+/**
+ * Follows a Sentinel promotion at once: it listens to every sentinel's {@code +switch-master}
+ * channel and, when one announces a new master for the limiter's master name, makes the limiter's
+ * connection anew, which Lettuce resolves through the sentinels to the new master. Without it the
+ * connection moves only when the old master's socket fails: seconds after a crash, and never while
+ * a stalled master keeps its socket open. Decisions that the old master runs when it wakes change
+ * nothing (each carries the time after which its caller stopped waiting).
+ */
+public final class SentinelFollower implements AutoCloseable {
+
+    static final String SWITCH_MASTER = "+switch-master";
+
+    private static final Logger logger = Logger.getLogger(SentinelFollower.class.getName());
+
+    private final RedisClient client;
+
+    private final List<StatefulRedisPubSubConnection<String, String>> connections = new ArrayList<>();
+
+    /** The last switch followed, as announced: {@code <name> <old host> <old port> <new host> <new port>}. */
+    private final AtomicReference<String> lastSwitch = new AtomicReference<>();
+
+    /**
+     * Starts listening; sentinels that do not answer now are connected to in the background.
+     * @param onPromotion what to do when a new master is announced: make the limiter's connection anew
+     * ({@link LettuceScriptRunner#reconnect()}) and forget the old master's failures
+     * ({@link ResilientRedisBackend#serverChanged()})
+     * @param masterName the master's name in the sentinels
+     * @param sentinels where the sentinels listen
+     */
+    public SentinelFollower(Runnable onPromotion, String masterName, List<RedisURI> sentinels) {
+        this.client = RedisClient.create();
+        String prefix = masterName + " ";
+        for (RedisURI sentinel : sentinels) {
+            this.client.connectPubSubAsync(StringCodec.UTF8, sentinel).whenComplete((connection, failure) -> {
+                if (failure != null) {
+                    logger.log(Level.WARNING, () -> "Sliding Limiter could not listen to the sentinel at " + sentinel
+                            + " (" + failure.getMessage() + "); the others still tell it of promotions.");
+                    return;
+                }
+                connection.addListener(new RedisPubSubAdapter<>() {
+
+                    @Override
+                    public void message(String channel, String message) {
+                        // Every sentinel announces the same switch: the first moves the connection.
+                        if (SWITCH_MASTER.equals(channel) && message.startsWith(prefix)
+                                && !message.equals(SentinelFollower.this.lastSwitch.getAndSet(message))) {
+                            logger.info(() -> "Sentinel promoted a new master (" + message
+                                    + "); the rate limiter's decisions move to it now.");
+                            onPromotion.run();
+                        }
+                    }
+
+                });
+                connection.async().subscribe(SWITCH_MASTER);
+                synchronized (this.connections) {
+                    this.connections.add(connection);
+                }
+            });
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this.connections) {
+            this.connections.forEach(StatefulRedisPubSubConnection::close);
+            this.connections.clear();
+        }
+        this.client.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+}
