@@ -30,6 +30,7 @@ import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.RoutingBackend;
 import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.redis.RedisClusterServers;
+import io.slidinglimiter.redis.RedisSentinelServers;
 import io.slidinglimiter.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,6 +68,31 @@ class LimiterRedisAutoConfigurationTests {
     static void stopRedis() {
         server.close();
         cluster.close();
+    }
+
+    /** Spring Boot's own spring.data.redis.sentinel.* is the only setup; a crashed master is followed. */
+    @Test
+    void underSentinelTheLimiterFollowsAPromotion() {
+        try (RedisSentinelServers sentinel = RedisSentinelServers.start()) {
+            this.runner.withPropertyValues("spring.data.redis.sentinel.master=" + RedisSentinelServers.MASTER,
+                    "spring.data.redis.sentinel.nodes=" + String.join(",", sentinel.sentinelNodes()),
+                    "limiter.redis.timeout=100ms").run((context) -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(context.getBean(LimiterRedisAutoConfiguration.SentinelPromotions.class).isFollowing())
+                                .isTrue();
+                        RateLimiters limiters = context.getBean(RateLimiters.class);
+                        LimiterRedisAutoConfiguration.LimiterRedis redis = context
+                                .getBean(LimiterRedisAutoConfiguration.LimiterRedis.class);
+                        assertThat(limiters.tryAcquire("shared", "k").allowed()).isTrue();
+                        sentinel.master().kill();
+                        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                        while (sentinel.replica().scriptCalls() == 0 || redis.backend().isCircuitOpen()) {
+                            assertThat(System.nanoTime()).as("decisions reach the promoted replica").isLessThan(deadline);
+                            limiters.tryAcquire("shared", "k");
+                            Thread.sleep(20);
+                        }
+                    });
+        }
     }
 
     private ApplicationContextRunner standalone() {
