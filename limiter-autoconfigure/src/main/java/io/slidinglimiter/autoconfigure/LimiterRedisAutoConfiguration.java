@@ -1,11 +1,14 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -20,9 +23,14 @@ import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -141,6 +149,42 @@ public class LimiterRedisAutoConfiguration {
     @Bean
     SentinelPromotions limiterSentinelPromotions(RedisConnectionFactory connectionFactory, LimiterRedis limiterRedis) {
         return new SentinelPromotions(connectionFactory, limiterRedis);
+    }
+
+    /**
+     * On Redis Cluster, Lettuce refreshes its view of which node serves which slots neither
+     * periodically nor on failures unless told to (Spring Boot's defaults): the limiter would never
+     * follow a promoted replica. Unless the application set
+     * {@code spring.data.redis.lettuce.cluster.refresh.*} itself, refresh every second and on every
+     * adaptive trigger (MOVED, ASK, reconnection attempts, unknown nodes). Applied first, so that an
+     * application's own customizer still has the last word.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer")
+    static class ClusterTopologyRefreshConfiguration {
+
+        static final String REFRESH = "spring.data.redis.lettuce.cluster.refresh";
+
+        static final Duration REFRESH_PERIOD = Duration.ofSeconds(1);
+
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE)
+        LettuceClientOptionsBuilderCustomizer limiterClusterTopologyRefresh(Environment environment) {
+            boolean configured = Binder.get(environment).bind(REFRESH, Bindable.mapOf(String.class, Object.class))
+                    .isBound();
+            boolean dynamicSources = environment.getProperty(REFRESH + ".dynamic-refresh-sources", Boolean.class, true);
+            return (builder) -> {
+                if (!configured && builder instanceof ClusterClientOptions.Builder cluster) {
+                    cluster.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enablePeriodicRefresh(REFRESH_PERIOD)
+                            .enableAllAdaptiveRefreshTriggers()
+                            .adaptiveRefreshTriggersTimeout(REFRESH_PERIOD)
+                            .dynamicRefreshSources(dynamicSources)
+                            .build());
+                }
+            };
+        }
+
     }
 
     /** Limits changed at run time reach every instance through Redis, read every second. */

@@ -95,6 +95,55 @@ class LimiterRedisAutoConfigurationTests {
         }
     }
 
+    /**
+     * With Spring Boot's cluster defaults and nothing else, decisions for a killed master's slots
+     * reach its promoted replica within two seconds of the promotion (SPEC §6).
+     */
+    @Test
+    void onClusterTheLimiterFollowsAPromotedReplica() {
+        try (RedisClusterServers replicated = RedisClusterServers.startWithReplicas()) {
+            this.runner.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", replicated.nodes()
+                    .stream().map((node) -> "127.0.0.1:" + node.port()).toList()), "limiter.redis.timeout=100ms")
+                    .run((context) -> {
+                        assertThat(context).hasNotFailed();
+                        RateLimiters limiters = context.getBean(RateLimiters.class);
+                        LimiterRedisAutoConfiguration.LimiterRedis redis = context
+                                .getBean(LimiterRedisAutoConfiguration.LimiterRedis.class);
+                        String key = keyOnTheFirstMaster();
+                        assertThat(limiters.tryAcquire("shared", key).allowed()).isTrue();
+                        RedisServer promoted = replicated.replicas().get(0);
+                        replicated.nodes().get(0).kill();
+                        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                        long promotedAt = 0;
+                        long decidedAt = 0;
+                        while (decidedAt == 0) {
+                            assertThat(System.nanoTime()).as("decisions reach the promoted replica").isLessThan(deadline);
+                            if (promotedAt == 0 && RedisClusterServers.isMaster(promoted)) {
+                                promotedAt = System.nanoTime();
+                            }
+                            long fallbacks = redis.backend().fallbackDecisions();
+                            limiters.tryAcquire("shared", key);
+                            if (promotedAt != 0 && redis.backend().fallbackDecisions() == fallbacks) {
+                                decidedAt = System.nanoTime();
+                            }
+                            Thread.sleep(10);
+                        }
+                        assertThat(promoted.scriptCalls()).isPositive();
+                        assertThat(Duration.ofNanos(decidedAt - promotedAt)).as("after the promotion")
+                                .isLessThanOrEqualTo(Duration.ofSeconds(2));
+                    });
+        }
+    }
+
+    /** A key whose hash tag falls in the first master's slots (0 to 5460). */
+    private static String keyOnTheFirstMaster() {
+        for (int i = 0;; i++) {
+            if (org.springframework.data.redis.connection.ClusterSlotHashUtil.calculateSlot("k" + i) <= 5460) {
+                return "k" + i;
+            }
+        }
+    }
+
     private ApplicationContextRunner standalone() {
         return this.runner.withPropertyValues("spring.data.redis.host=127.0.0.1",
                 "spring.data.redis.port=" + server.port());

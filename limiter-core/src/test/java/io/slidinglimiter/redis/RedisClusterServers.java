@@ -6,11 +6,14 @@ import java.util.stream.IntStream;
 
 /**
  * A three-master Redis Cluster for tests, from the same binary as {@link RedisServer}: nodes
- * started with cluster-enabled, joined with CLUSTER MEET, the 16384 slots split with ADDSLOTS.
+ * started with cluster-enabled, joined with CLUSTER MEET, the 16384 slots split with ADDSLOTS;
+ * optionally a replica for each master ({@link #startWithReplicas()}), for failover tests.
  */
 public final class RedisClusterServers implements AutoCloseable {
 
     private final List<RedisServer> nodes = new ArrayList<>();
+
+    private final List<RedisServer> replicas = new ArrayList<>();
 
     private RedisClusterServers() {
     }
@@ -20,11 +23,27 @@ public final class RedisClusterServers implements AutoCloseable {
      * @return the cluster
      */
     public static RedisClusterServers start() {
+        return start(false, 5000);
+    }
+
+    /**
+     * Starts three masters, each with a replica that the cluster promotes two seconds after its
+     * master stops answering (cluster-node-timeout 2000), with cluster-require-full-coverage no so
+     * that healthy shards keep answering meanwhile.
+     * @return the cluster
+     */
+    public static RedisClusterServers startWithReplicas() {
+        return start(true, 2000);
+    }
+
+    private static RedisClusterServers start(boolean withReplicas, int nodeTimeoutMillis) {
         RedisClusterServers cluster = new RedisClusterServers();
         try {
+            List<String> arguments = List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                    "--cluster-node-timeout", Integer.toString(nodeTimeoutMillis), "--cluster-require-full-coverage",
+                    withReplicas ? "no" : "yes");
             for (int i = 0; i < 3; i++) {
-                cluster.nodes.add(RedisServer.start(List.of("--cluster-enabled", "yes", "--cluster-config-file",
-                        "nodes.conf", "--cluster-node-timeout", "5000")));
+                cluster.nodes.add(RedisServer.start(arguments));
             }
             RedisServer first = cluster.nodes.get(0);
             for (RedisServer node : cluster.nodes.subList(1, 3)) {
@@ -35,7 +54,22 @@ public final class RedisClusterServers implements AutoCloseable {
                 int[] slots = IntStream.rangeClosed(ranges[i][0], ranges[i][1]).toArray();
                 cluster.nodes.get(i).call((redis) -> redis.clusterAddSlots(slots));
             }
-            cluster.awaitOk();
+            if (withReplicas) {
+                for (int i = 0; i < 3; i++) {
+                    RedisServer replica = RedisServer.start(arguments);
+                    cluster.replicas.add(replica);
+                    first.call((redis) -> redis.clusterMeet("127.0.0.1", replica.port()));
+                }
+                cluster.awaitKnown(6);
+                for (int i = 0; i < 3; i++) {
+                    String masterId = cluster.nodes.get(i).call((redis) -> redis.clusterMyId());
+                    cluster.replicas.get(i).call((redis) -> redis.clusterReplicate(masterId));
+                }
+            }
+            cluster.awaitOk(withReplicas ? 6 : 3);
+            if (withReplicas) {
+                cluster.awaitReplicasInSync();
+            }
             return cluster;
         }
         catch (RuntimeException ex) {
@@ -44,29 +78,61 @@ public final class RedisClusterServers implements AutoCloseable {
         }
     }
 
-    /** @return the nodes */
+    /** @return the masters at start */
     public List<RedisServer> nodes() {
         return this.nodes;
     }
 
-    private void awaitOk() {
+    /** @return the replica of each master at start, in the same order; empty without replicas */
+    public List<RedisServer> replicas() {
+        return this.replicas;
+    }
+
+    /**
+     * Whether a node calls itself a master now ({@code CLUSTER NODES}, its {@code myself} line).
+     * @param node a node of this cluster
+     * @return whether it is a master
+     */
+    public static boolean isMaster(RedisServer node) {
+        return node.<String>call((redis) -> redis.clusterNodes()).lines()
+                .anyMatch((line) -> line.contains("myself") && line.contains("master"));
+    }
+
+    private void awaitKnown(int count) {
+        List<RedisServer> all = new ArrayList<>(this.nodes);
+        all.addAll(this.replicas);
+        await(() -> all.stream().allMatch((node) -> node.call((redis) -> redis.clusterNodes()).lines().count() == count),
+                "The test cluster's nodes did not meet within 30 s");
+    }
+
+    private void awaitOk(int count) {
+        List<RedisServer> all = new ArrayList<>(this.nodes);
+        all.addAll(this.replicas);
+        await(() -> all.stream().allMatch((node) -> node.call((redis) -> redis.clusterInfo())
+                .contains("cluster_state:ok")) && all.stream().allMatch((node) -> node.call((redis) -> redis.clusterNodes())
+                        .lines().count() == count), "The test cluster did not become ok within 30 s");
+    }
+
+    private void awaitReplicasInSync() {
+        await(() -> this.replicas.stream().allMatch((replica) -> replica.<String>call((redis) -> redis.info("replication"))
+                .contains("master_link_status:up")), "The test cluster's replicas did not sync within 30 s");
+    }
+
+    private static void await(java.util.function.BooleanSupplier done, String failure) {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline) {
-            boolean ok = this.nodes.stream().allMatch((node) -> node.call((redis) -> redis.clusterInfo())
-                    .contains("cluster_state:ok"))
-                    && this.nodes.stream().allMatch((node) -> node.call((redis) -> redis.clusterNodes())
-                            .lines().count() == 3);
-            if (ok) {
+            if (done.getAsBoolean()) {
                 return;
             }
             RedisServer.sleepMillis(100);
         }
-        throw new IllegalStateException("The test cluster did not become ok within 30 s");
+        throw new IllegalStateException(failure);
     }
 
     @Override
     public void close() {
         this.nodes.forEach(RedisServer::close);
+        this.replicas.forEach(RedisServer::close);
     }
 
 }
