@@ -54,6 +54,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     private final DenialCache denials;
 
+    /** For local-policy limits: what Redis last said each key used, to start the local counter from. */
+    private final LastKnownUsage lastKnown;
+
     private final Consumer<LimitDefinition> onFallback;
 
     private final RedisOutage outage;
@@ -97,6 +100,10 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.outage = new RedisOutage(timeSource, probe, this.breaker::recordSuccess);
         this.denials = (settings.denialCacheSize() > 0)
                 ? new DenialCache(settings.denialCacheSize(), DENIAL_CACHE_MILLIS) : null;
+        boolean anyLocal = settings.defaultPolicy() == FailurePolicy.LOCAL
+                || settings.policies().containsValue(FailurePolicy.LOCAL);
+        this.lastKnown = (anyLocal && settings.denialCacheSize() > 0) ? new LastKnownUsage(settings.denialCacheSize())
+                : null;
         this.onFallback = onFallback;
     }
 
@@ -135,6 +142,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             return fallback(limit, key, cost);
         }
         succeeded();
+        if (this.lastKnown != null && policyOf(limit) == FailurePolicy.LOCAL) {
+            this.lastKnown.record(limit, key, decision, sentAtMillis);
+        }
         if (this.denials != null && !decision.allowed() && cost == 1) {
             // Kept at most DENIAL_CACHE_MILLIS: a reset or a new limit on another instance reaches this one by then.
             this.denials.put(limit.name(), key, decision, sentAtMillis, this.timeSource.currentTimeMillis());
@@ -149,10 +159,19 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             Decision decision = tryAcquire(request.limit(), request.key(), request.cost());
             return new Decisions(decision.allowed(), List.of(decision));
         }
-        if (this.breaker.allowsCall(this.timeSource.currentTimeMillis())) {
+        long sentAtMillis = this.timeSource.currentTimeMillis();
+        if (this.breaker.allowsCall(sentAtMillis)) {
             try {
                 Decisions decisions = this.redis.tryAcquireAll(requests);
                 succeeded();
+                if (this.lastKnown != null) {
+                    for (int i = 0; i < requests.size(); i++) {
+                        LimitRequest request = requests.get(i);
+                        if (policyOf(request.limit()) == FailurePolicy.LOCAL) {
+                            this.lastKnown.record(request.limit(), request.key(), decisions.get(i), sentAtMillis);
+                        }
+                    }
+                }
                 return decisions;
             }
             catch (RuntimeException ex) {
@@ -188,6 +207,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     public void reset(LimitDefinition limit, String key) {
         if (this.denials != null) {
             this.denials.remove(limit.name(), key);
+        }
+        if (this.lastKnown != null) {
+            this.lastKnown.remove(limit.name(), key);
         }
         this.local.reset(limit, key);
         this.redis.reset(limit, key);
@@ -258,7 +280,12 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         return switch (policyOf(limit)) {
             case FAIL_OPEN -> new Decision(true, limit.limit(), limit.limit() - cost, 0, 0);
             case FAIL_CLOSED -> rejection(limit);
-            case LOCAL -> this.local.tryAcquire(limit, key, cost);
+            case LOCAL -> {
+                if (this.lastKnown != null) {
+                    this.lastKnown.seed(this.local, limit, key, this.timeSource.currentTimeMillis());
+                }
+                yield this.local.tryAcquire(limit, key, cost);
+            }
         };
     }
 
@@ -274,6 +301,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             closed |= policy == FailurePolicy.FAIL_CLOSED;
             if (policy == FailurePolicy.LOCAL) {
                 local.add(request);
+                if (this.lastKnown != null) {
+                    this.lastKnown.seed(this.local, request.limit(), request.key(), this.timeSource.currentTimeMillis());
+                }
             }
         }
         Decisions localDecisions = (closed || local.isEmpty()) ? null : this.local.tryAcquireAll(local);

@@ -98,6 +98,29 @@ class ResilientRedisBackendTest {
         assertThat(load.admitted()).hasValue(100);
     }
 
+    /**
+     * Under the local policy a key keeps what Redis last said it used: one at its limit stays
+     * rejected, a nearly spent one gets only what was left, instead of a whole new window each.
+     */
+    @Test
+    void theLocalPolicyStartsFromWhatRedisLastSaid() {
+        LimitDefinition limit = LimitDefinition.of("known", 5, Duration.ofMinutes(1), 10);
+        ResilientRedisBackend backend = backend(FailurePolicy.LOCAL, 1_000);
+        backend.tryAcquire(limit, "spent", 5);
+        assertThat(backend.tryAcquire(limit, "spent", 1).allowed()).isFalse();
+        backend.tryAcquire(limit, "nearly", 4);
+        this.server.stop();
+        int spent = 0;
+        int nearly = 0;
+        for (int i = 0; i < 10; i++) {
+            spent += backend.tryAcquire(limit, "spent", 1).allowed() ? 1 : 0;
+            nearly += backend.tryAcquire(limit, "nearly", 1).allowed() ? 1 : 0;
+        }
+        assertThat(spent).as("a key at its limit in Redis").isZero();
+        assertThat(nearly).as("a key with one permit left in Redis").isEqualTo(1);
+        assertThat(backend.tryAcquire(limit, "unknown", 5).allowed()).as("a key Redis never saw").isTrue();
+    }
+
     @Test
     void aPausedRedisCostsNoMoreThanTheTimeoutAndFollowsThePolicy() throws Exception {
         LimitDefinition limit = LimitDefinition.of("paused", 1_000, Duration.ofMinutes(1), 10);
