@@ -1,5 +1,6 @@
 package io.slidinglimiter.actuate;
 
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -15,6 +16,7 @@ import io.slidinglimiter.redis.ResilientRedisBackend;
  * when no decision failed, it asks Redis whether it holds the script ({@code SCRIPT EXISTS}),
  * within {@code limiter.redis.timeout}. The details give each Redis limit's own failure policy, so
  * that what DOWN costs is plain: fail-open admits, fail-closed rejects, local counts per instance.
+ * On Cluster, {@code failingShards} names the nodes whose breaker keeps calls away.
  */
 public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 
@@ -49,8 +51,12 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
                 .withDetail("circuit", this.backend.isCircuitOpen() ? "open" : "closed")
                 .withDetail("fallbackDecisions", this.backend.fallbackDecisions())
                 .withDetail("slowDecisions", this.backend.slowDecisions());
-        if (this.backend.isFailing()) {
+        List<String> failingShards = this.backend.openShards();
+        if (this.backend.isFailing() || !failingShards.isEmpty()) {
             builder.down().withDetail("redis", "DOWN").withDetail("error", this.backend.lastFailure());
+            if (!failingShards.isEmpty() && !failingShards.equals(List.of(""))) {
+                builder.withDetail("failingShards", failingShards);
+            }
             return;
         }
         try {

@@ -117,7 +117,9 @@ public class LimiterRedisAutoConfiguration {
                 new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
                         redisProperties.getFailureThreshold(), redisProperties.getOpenFor().toMillis(),
                         redisProperties.getDenialCacheSize()),
-                clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), () -> {
+                clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), cluster ? null : () -> {
+                    // One server: a read that answers proves it back. (A Cluster's shards recover one by one,
+                    // each through its own breaker's trial call.)
                     limiterRedisScriptRunner.reconnectIfClosed();
                     limiterRedisScriptRunner.isScriptLoaded();
                     return true;

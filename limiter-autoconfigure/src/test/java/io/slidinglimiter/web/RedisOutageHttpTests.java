@@ -72,8 +72,9 @@ class RedisOutageHttpTests {
                 switch (policy) {
                     case "fail-open" -> assertThat(statuses).containsOnly(200);
                     case "fail-closed" -> assertThat(statuses).containsOnly(429);
-                    // Each limit counts afresh in this instance, at its own limit of 3.
-                    default -> assertThat(statuses.stream().filter((status) -> status == 200)).hasSize(3 + 3);
+                    // Each limit counts in this instance at its own limit of 3, starting from what Redis last
+                    // said: /hello was called once before the outage.
+                    default -> assertThat(statuses.stream().filter((status) -> status == 200)).hasSize(2 + 3);
                 }
             }
         }

@@ -2,6 +2,9 @@ package io.slidinglimiter.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -14,7 +17,10 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -53,8 +59,11 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
 
     private volatile CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands;
 
-    /** {@link System#nanoTime()} of the last reply from Redis, an error reply included. */
-    private volatile long lastReplyNanos = System.nanoTime() - Long.MAX_VALUE / 2;
+    /**
+     * {@link System#nanoTime()} of the last reply from each Redis node, an error reply included: by
+     * Cluster node id, {@code ""} for a standalone or Sentinel master and for commands of no key.
+     */
+    private final Map<String, LastReply> lastReplies = new ConcurrentHashMap<>();
 
     /** Redis's time minus this JVM's monotonic milliseconds, from the last script reply; unknown until one. */
     private volatile long redisOffsetMillis;
@@ -77,28 +86,30 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
     public List<Long> run(byte[][] keys, byte[][] args) {
         long sentNanos = System.nanoTime();
         long deadline = sentNanos + this.timeoutNanos;
-        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos);
+        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos, "");
         boolean redisTime = readsRedisTime(args);
+        String node = nodeOf(keys[0]);
         try {
-            return await(replied(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args), redisTime),
-                    deadline, sentNanos);
+            return await(replied(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args), redisTime,
+                    node), deadline, sentNanos, node);
         }
         catch (RedisNoScriptException ex) {
             // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
-            return await(replied(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args), redisTime),
-                    deadline, sentNanos);
+            return await(replied(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args), redisTime,
+                    node), deadline, sentNanos, node);
         }
     }
 
     @Override
     public CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
         boolean redisTime = readsRedisTime(args);
+        String node = nodeOf(keys[0]);
         return commands().thenCompose((commands) -> replied(commands.<List<Long>>evalsha(this.script.sha1(),
-                ScriptOutputType.MULTI, keys, args), redisTime).exceptionallyCompose((failure) -> {
+                ScriptOutputType.MULTI, keys, args), redisTime, node).exceptionallyCompose((failure) -> {
                     if (failure instanceof RedisNoScriptException
                             || failure.getCause() instanceof RedisNoScriptException) {
                         return replied(commands.<List<Long>>eval(this.script.source(), ScriptOutputType.MULTI, keys,
-                                args), redisTime);
+                                args), redisTime, node);
                     }
                     return CompletableFuture.failedFuture(failure);
                 }));
@@ -123,8 +134,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
     public <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
         long sentNanos = System.nanoTime();
         long deadline = sentNanos + this.timeoutNanos;
-        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos);
-        return await(replied(command.apply(commands), false), deadline, sentNanos);
+        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos, "");
+        return await(replied(command.apply(commands), false, ""), deadline, sentNanos, "");
     }
 
     /**
@@ -221,15 +232,49 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
     }
 
     /**
-     * The command's future, noting when Redis replied (an error reply is a reply) and, from a script
-     * that read Redis's clock, that clock.
+     * The Redis node that serves a key: on Cluster its node id, as the client's view of the slots
+     * has it now (it changes when a replica is promoted); otherwise {@code ""}.
+     * @param key a key of the script
+     * @return the node's id, or {@code ""}
      */
-    private <T> CompletableFuture<T> replied(RedisFuture<T> command, boolean redisTime) {
+    @Override
+    public String nodeOf(byte[] key) {
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
+        if (current == null || !current.isDone() || current.isCompletedExceptionally()
+                || !(current.join() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
+            return "";
+        }
+        RedisClusterNode node = cluster.getStatefulConnection().getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+        return (node != null && node.getNodeId() != null) ? node.getNodeId() : "";
+    }
+
+    @Override
+    public Set<String> nodes() {
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
+        if (current == null || !current.isDone() || current.isCompletedExceptionally()
+                || !(current.join() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
+            return Set.of("");
+        }
+        Set<String> serving = new java.util.HashSet<>();
+        for (RedisClusterNode node : cluster.getStatefulConnection().getPartitions()) {
+            if (!node.getSlots().isEmpty() && node.getNodeId() != null) {
+                serving.add(node.getNodeId());
+            }
+        }
+        return serving;
+    }
+
+    /**
+     * The command's future, noting when its node replied (an error reply is a reply) and, from a
+     * script that read Redis's clock, that clock.
+     */
+    private <T> CompletableFuture<T> replied(RedisFuture<T> command, boolean redisTime, String node) {
         CompletableFuture<T> future = command.toCompletableFuture();
+        LastReply lastReply = this.lastReplies.computeIfAbsent(node, (ignored) -> new LastReply());
         future.whenComplete((reply, failure) -> {
             if (failure == null || isReply(failure)) {
                 long now = System.nanoTime();
-                this.lastReplyNanos = now;
+                lastReply.nanos = now;
                 if (redisTime && reply instanceof List<?> values && values.size() > 1
                         && values.get(1) instanceof Long redisMillis) {
                     this.redisOffsetMillis = redisMillis - TimeUnit.NANOSECONDS.toMillis(now);
@@ -240,7 +285,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         return future;
     }
 
-    private <T> T await(Future<T> reply, long deadline, long sentNanos) {
+    private <T> T await(Future<T> reply, long deadline, long sentNanos, String node) {
         try {
             return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
@@ -252,7 +297,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
                 // The reply came while this thread was not running: Redis was in time, this JVM was not.
                 return doneReply(reply);
             }
-            throw timeout(reply, sentNanos);
+            throw timeout(reply, sentNanos, node);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -280,11 +325,12 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
      * {@link #FAULT_GRACE_MILLIS} more to come, and only then is Redis said to have failed.
      */
     @SuppressWarnings("unchecked")
-    private RedisTimeoutException timeout(Future<?> reply, long sentNanos) {
+    private RedisTimeoutException timeout(Future<?> reply, long sentNanos, String node) {
         CompletableFuture<?> pending = (reply instanceof CompletableFuture<?> future) ? future
                 : new CompletableFuture<>();
         CompletionStage<List<Long>> late = (CompletionStage<List<Long>>) pending;
-        if (this.lastReplyNanos - sentNanos > 0) {
+        LastReply lastReply = this.lastReplies.get(node);
+        if (lastReply != null && lastReply.nanos - sentNanos > 0) {
             return RedisTimeoutException.slow("Redis answered other commands but not this one within the"
                     + " limiter's timeout", late);
         }
@@ -303,6 +349,13 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
     private boolean isOpen() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
         return current != null && current.isDone() && !current.isCompletedExceptionally() && current.join().isOpen();
+    }
+
+    /** When a node last replied. */
+    private static final class LastReply {
+
+        volatile long nanos = System.nanoTime() - Long.MAX_VALUE / 2;
+
     }
 
     /** Whether a failure is Redis's answer (an error reply), not a lost connection. */

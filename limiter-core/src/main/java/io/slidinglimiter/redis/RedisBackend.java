@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.ToIntFunction;
 
 import io.slidinglimiter.Decision;
@@ -235,6 +236,25 @@ public final class RedisBackend implements RateLimitBackend {
             args[base + 4] = bytes(Long.toString(costs[i]));
         }
         return args;
+    }
+
+    /**
+     * The shard that holds a key's counter: on Cluster the node that serves its slot now, so that
+     * failures, the breaker and fallbacks stay on it; {@code ""} elsewhere.
+     * @param limit the limit
+     * @param key the counter key
+     * @return the shard's id
+     */
+    public String shardOf(LimitDefinition limit, String key) {
+        return (this.slotOf == null) ? "" : this.runner.nodeOf(this.keys.counterKey(limit.name(), key));
+    }
+
+    /**
+     * The shards that hold counters now.
+     * @return as {@link #shardOf} names them
+     */
+    public Set<String> shards() {
+        return (this.slotOf == null) ? Set.of("") : this.runner.nodes();
     }
 
     /**

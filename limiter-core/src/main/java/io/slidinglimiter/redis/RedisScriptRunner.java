@@ -1,6 +1,7 @@
 package io.slidinglimiter.redis;
 
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -38,6 +39,24 @@ public interface RedisScriptRunner {
      */
     default long redisDeadlineMillis() {
         return -1;
+    }
+
+    /**
+     * Which Redis node serves a key, so that failures count against that node alone (a shard of a
+     * Cluster); every key is on one node otherwise.
+     * @param key a key of the script
+     * @return the node's id, or {@code ""} when there is one node
+     */
+    default String nodeOf(byte[] key) {
+        return "";
+    }
+
+    /**
+     * The nodes that serve slots now, as {@link #nodeOf} names them.
+     * @return their ids; {@code ""} alone when there is one node
+     */
+    default Set<String> nodes() {
+        return Set.of("");
     }
 
 }

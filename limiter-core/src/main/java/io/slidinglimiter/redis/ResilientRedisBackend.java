@@ -3,7 +3,11 @@ package io.slidinglimiter.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -50,7 +54,18 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     private final TimeSource timeSource;
 
-    private final CircuitBreaker breaker;
+    /** One breaker per shard (Cluster node; one in all elsewhere): a sick shard never stops the others. */
+    private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
+
+    private final int failureThreshold;
+
+    private final long openMillis;
+
+    /** The shard of a key: {@link RedisBackend#shardOf}, or one shard for another backend. */
+    private final BiFunction<LimitDefinition, String, String> shardOf;
+
+    /** The shards that serve keys now: a node that was replaced leaves its breaker behind. */
+    private final Supplier<Set<String>> liveShards;
 
     private final DenialCache denials;
 
@@ -96,8 +111,11 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.defaultPolicy = settings.defaultPolicy();
         this.policies = Map.copyOf(settings.policies());
         this.timeSource = timeSource;
-        this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.openMillis());
-        this.outage = new RedisOutage(timeSource, probe, this.breaker::recordSuccess);
+        this.failureThreshold = settings.failureThreshold();
+        this.openMillis = settings.openMillis();
+        this.shardOf = (redis instanceof RedisBackend backend) ? backend::shardOf : (limit, key) -> "";
+        this.liveShards = (redis instanceof RedisBackend backend) ? backend::shards : () -> Set.of("");
+        this.outage = new RedisOutage(timeSource, probe, this::closeBreakers);
         this.denials = (settings.denialCacheSize() > 0)
                 ? new DenialCache(settings.denialCacheSize(), DENIAL_CACHE_MILLIS) : null;
         boolean anyLocal = settings.defaultPolicy() == FailurePolicy.LOCAL
@@ -130,18 +148,19 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 return denied;
             }
         }
-        if (!this.breaker.allowsCall(sentAtMillis)) {
-            return fallback(limit, key, cost);
+        CircuitBreaker breaker = breakerOf(limit, key);
+        if (!breaker.allowsCall(sentAtMillis)) {
+            return fallback(limit, key, cost, breaker);
         }
         Decision decision;
         try {
             decision = this.redis.tryAcquire(limit, key, cost);
         }
         catch (RuntimeException ex) {
-            failed(ex);
-            return fallback(limit, key, cost);
+            failed(ex, breaker);
+            return fallback(limit, key, cost, breaker);
         }
-        succeeded();
+        succeeded(breaker);
         if (this.lastKnown != null && policyOf(limit) == FailurePolicy.LOCAL) {
             this.lastKnown.record(limit, key, decision, sentAtMillis);
         }
@@ -160,10 +179,12 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             return new Decisions(decision.allowed(), List.of(decision));
         }
         long sentAtMillis = this.timeSource.currentTimeMillis();
-        if (this.breaker.allowsCall(sentAtMillis)) {
+        // A call across shards answers to the breaker of its first limit's shard.
+        CircuitBreaker breaker = breakerOf(requests.get(0).limit(), requests.get(0).key());
+        if (breaker.allowsCall(sentAtMillis)) {
             try {
                 Decisions decisions = this.redis.tryAcquireAll(requests);
-                succeeded();
+                succeeded(breaker);
                 if (this.lastKnown != null) {
                     for (int i = 0; i < requests.size(); i++) {
                         LimitRequest request = requests.get(i);
@@ -175,10 +196,10 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 return decisions;
             }
             catch (RuntimeException ex) {
-                failed(ex);
+                failed(ex, breaker);
             }
         }
-        return fallback(requests);
+        return fallback(requests, breaker);
     }
 
     @Override
@@ -188,7 +209,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
         catch (RuntimeException ex) {
             // The permits expire with their window; the over-count cannot outlive it.
-            failed(ex);
+            failed(ex, breakerOf(requests.get(0).limit(), requests.get(0).key()));
         }
     }
 
@@ -198,7 +219,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             return this.redis.peek(limit, key);
         }
         catch (RuntimeException ex) {
-            failed(ex);
+            failed(ex, breakerOf(limit, key));
             return this.local.peek(limit, key);
         }
     }
@@ -255,12 +276,39 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      * say nothing of the new one, so the breaker closes and the next decision tries it.
      */
     public void serverChanged() {
-        this.breaker.recordSuccess();
+        closeBreakers();
     }
 
-    /** @return whether the circuit breaker is keeping calls away from Redis */
+    /** @return whether a circuit breaker keeps calls away from Redis, or from a shard of it */
     public boolean isCircuitOpen() {
-        return this.breaker.isOpen();
+        return !openShards().isEmpty();
+    }
+
+    /**
+     * The shards whose breaker keeps calls away now: on Cluster the ids of the failing nodes that
+     * still serve slots, {@code ""} for a standalone or Sentinel Redis. The breakers of nodes that
+     * serve no slot any more (a master whose replica was promoted) are dropped.
+     * @return the failing shards, sorted
+     */
+    public List<String> openShards() {
+        List<String> open = new ArrayList<>();
+        for (Map.Entry<String, CircuitBreaker> breaker : this.breakers.entrySet()) {
+            if (breaker.getValue().isOpen()) {
+                open.add(breaker.getKey());
+            }
+        }
+        if (open.isEmpty() || this.breakers.size() == 1) {
+            return open;
+        }
+        Set<String> live = this.liveShards.get();
+        for (String shard : List.copyOf(open)) {
+            if (!live.contains(shard)) {
+                this.breakers.remove(shard);
+                open.remove(shard);
+            }
+        }
+        open.sort(null);
+        return open;
     }
 
     /** @return decisions taken without Redis since start */
@@ -273,13 +321,24 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         return policyOf(limit.name());
     }
 
-    private Decision fallback(LimitDefinition limit, String key, long cost) {
+    private CircuitBreaker breakerOf(LimitDefinition limit, String key) {
+        String shard = this.shardOf.apply(limit, key);
+        CircuitBreaker breaker = this.breakers.get(shard);
+        return (breaker != null) ? breaker : this.breakers.computeIfAbsent(shard,
+                (ignored) -> new CircuitBreaker(this.failureThreshold, this.openMillis));
+    }
+
+    private void closeBreakers() {
+        this.breakers.values().forEach(CircuitBreaker::recordSuccess);
+    }
+
+    private Decision fallback(LimitDefinition limit, String key, long cost, CircuitBreaker breaker) {
         this.fallbacks.increment();
         this.outage.fellBack();
         this.onFallback.accept(limit);
         return switch (policyOf(limit)) {
             case FAIL_OPEN -> new Decision(true, limit.limit(), limit.limit() - cost, 0, 0);
-            case FAIL_CLOSED -> rejection(limit);
+            case FAIL_CLOSED -> rejection(limit, breaker);
             case LOCAL -> {
                 if (this.lastKnown != null) {
                     this.lastKnown.seed(this.local, limit, key, this.timeSource.currentTimeMillis());
@@ -290,7 +349,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     }
 
     /** All or nothing across policies: a fail-closed limit rejects; local ones decide together. */
-    private Decisions fallback(List<LimitRequest> requests) {
+    private Decisions fallback(List<LimitRequest> requests, CircuitBreaker breaker) {
         List<LimitRequest> local = new ArrayList<>();
         boolean closed = false;
         for (LimitRequest request : requests) {
@@ -316,7 +375,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 decisions.add(localDecisions.get(localIndex));
             }
             else if (policyOf(limit) == FailurePolicy.FAIL_CLOSED) {
-                decisions.add(rejection(limit));
+                decisions.add(rejection(limit, breaker));
             }
             else {
                 decisions.add(new Decision(true, limit.limit(), limit.limit() - (allowed ? request.cost() : 0), 0, 0));
@@ -325,8 +384,8 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         return new Decisions(allowed, List.copyOf(decisions));
     }
 
-    private Decision rejection(LimitDefinition limit) {
-        long pause = this.breaker.pauseMillis(this.timeSource.currentTimeMillis());
+    private Decision rejection(LimitDefinition limit, CircuitBreaker breaker) {
+        long pause = breaker.pauseMillis(this.timeSource.currentTimeMillis());
         return new Decision(false, limit.limit(), 0, Math.min(pause, limit.windowMillis()), 0);
     }
 
@@ -335,11 +394,11 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      * Redis answered others, or whose reply came soon after, was slow here (a paused or busy JVM, a
      * queue), and only this call falls back.
      */
-    private void failed(RuntimeException ex) {
+    private void failed(RuntimeException ex, CircuitBreaker breaker) {
         if (ex instanceof RedisTimeoutException timeout) {
             timeout.redisFailed().thenAccept((redisFailed) -> {
                 if (redisFailed) {
-                    redisFailed(ex);
+                    redisFailed(ex, breaker);
                 }
                 else {
                     this.slowDecisions.increment();
@@ -347,18 +406,21 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             });
             return;
         }
-        redisFailed(ex);
+        redisFailed(ex, breaker);
     }
 
-    private void redisFailed(RuntimeException ex) {
-        this.breaker.recordFailure(this.timeSource.currentTimeMillis());
+    private void redisFailed(RuntimeException ex, CircuitBreaker breaker) {
+        breaker.recordFailure(this.timeSource.currentTimeMillis());
         boolean answered = ex.getCause() instanceof RedisCommandExecutionException;
         this.outage.failed(ex, !answered);
     }
 
-    private void succeeded() {
-        this.breaker.recordSuccess();
-        this.outage.succeeded();
+    private void succeeded(CircuitBreaker breaker) {
+        breaker.recordSuccess();
+        // On Cluster, an outage lasts while any shard's breaker stays open, whatever the others do.
+        if (this.breakers.size() == 1 || !isCircuitOpen()) {
+            this.outage.succeeded();
+        }
     }
 
 }
