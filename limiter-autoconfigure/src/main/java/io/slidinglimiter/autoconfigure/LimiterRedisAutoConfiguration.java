@@ -5,6 +5,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -249,7 +253,7 @@ public class LimiterRedisAutoConfiguration {
 
         @Override
         public void afterSingletonsInstantiated() {
-            java.util.concurrent.CompletableFuture<?> connected = this.runner.connect();
+            CompletableFuture<?> connected = this.runner.connect();
             connected.whenComplete((ignored, failure) -> {
                 if (failure != null && !this.closing) {
                     logger.warn("Sliding Limiter could not connect to Redis at start (" + failure.getMessage()
@@ -258,9 +262,9 @@ public class LimiterRedisAutoConfiguration {
                 }
             });
             try {
-                connected.get(STARTUP_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+                connected.get(STARTUP_WAIT_SECONDS, TimeUnit.SECONDS);
             }
-            catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+            catch (ExecutionException | TimeoutException ex) {
                 // Said by the warning above, when it fails; a slow connection goes on in the background.
             }
             catch (InterruptedException ex) {

@@ -165,18 +165,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
      */
     public void reconnectIfClosed() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
-        RedisClusterAsyncCommands<byte[], byte[]> open = (current != null && current.isDone()
-                && !current.isCompletedExceptionally()) ? current.join() : null;
-        if (open != null && !open.isOpen()) {
-            if (this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
-                // Closes the broken shared connection; the next one is opened at once.
-                lettuce.resetConnection();
-            }
-            synchronized (this) {
-                if (this.commands == current) {
-                    this.commands = null;
-                }
-            }
+        if (current != null && current.isDone() && !current.isCompletedExceptionally() && !current.join().isOpen()) {
+            reconnect();
         }
     }
 
