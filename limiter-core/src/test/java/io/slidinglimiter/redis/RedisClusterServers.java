@@ -94,8 +94,14 @@ public final class RedisClusterServers implements AutoCloseable {
      * @return whether it is a master
      */
     public static boolean isMaster(RedisServer node) {
-        return node.<String>call((redis) -> redis.clusterNodes()).lines()
-                .anyMatch((line) -> line.contains("myself") && line.contains("master"));
+        try {
+            return node.<String>call((redis) -> redis.clusterNodes()).lines()
+                    .anyMatch((line) -> line.contains("myself") && line.contains("master"));
+        }
+        catch (io.lettuce.core.RedisException ex) {
+            // A node changing its role may drop its clients: not yet.
+            return false;
+        }
     }
 
     private void awaitKnown(int count) {

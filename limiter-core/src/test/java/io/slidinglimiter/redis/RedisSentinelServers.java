@@ -35,6 +35,12 @@ public final class RedisSentinelServers implements AutoCloseable {
                 servers.sentinels.add(RedisServer.startSentinel(MASTER, servers.master.port()));
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!servers.replica.<String>call((redis) -> redis.info("replication")).contains("master_link_status:up")) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("The replica did not sync with the master in 30 s");
+                }
+                RedisServer.sleepMillis(50);
+            }
             while (!servers.sentinels.stream().allMatch((sentinel) -> sentinel
                     .<String>call((redis) -> redis.info("sentinel")).contains("slaves=1,sentinels=3"))) {
                 if (System.nanoTime() > deadline) {

@@ -66,6 +66,19 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * What the server logged so far, for a failure message.
+     * @return the log, or why it could not be read
+     */
+    public String log() {
+        try {
+            return Files.readString(this.directory.resolve("redis.log"));
+        }
+        catch (IOException ex) {
+            return "(no log: " + ex.getMessage() + ")";
+        }
+    }
+
     /** Kills the process at once (SIGKILL), as a crash would: no connection is closed politely. */
     public void kill() {
         if (this.process != null) {
