@@ -138,17 +138,19 @@ class LimiterRedisAutoConfigurationTests {
     /**
      * A stalled master (DEBUG SLEEP) keeps its socket open: its shard's decisions follow the policy,
      * while keys on the healthy masters keep deciding in Redis throughout (each shard has its own
-     * breaker); the shard's decisions then reach the promoted replica, and the decisions the stalled
-     * master held change nothing when it wakes, so no call gets a false 429. (Lettuce's topology
-     * refresh waits for every node up to the client's command timeout, so while the master sleeps its
-     * slots are not yet routed to the replica: see the README.)
+     * breaker); the shard's decisions reach the promoted replica within two seconds while the old
+     * master still sleeps, and the decisions it held change nothing when it wakes, so no call gets a
+     * false 429. Lettuce's topology refresh waits for every node up to the client's command timeout,
+     * so this needs {@code spring.data.redis.timeout} set (the README says so): with Boot's default
+     * of none (60 s) the slots move only when the stalled master wakes.
      */
     @Test
     void onClusterAStalledMasterStopsOnlyItsOwnShard() throws Exception {
         try (RedisClusterServers replicated = RedisClusterServers.startWithReplicas()) {
             this.runner.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", replicated.nodes()
                     .stream().map((node) -> "127.0.0.1:" + node.port()).toList()), "limiter.redis.timeout=100ms",
-                    "limiter.limits.few.limit=40", "limiter.limits.few.window=1m").run((context) -> {
+                    "limiter.limits.few.limit=40", "limiter.limits.few.window=1m", "spring.data.redis.timeout=1s")
+                    .run((context) -> {
                         assertThat(context).hasNotFailed();
                         RateLimiters limiters = context.getBean(RateLimiters.class);
                         LimiterRedisAutoConfiguration.LimiterRedis redis = context
@@ -184,6 +186,9 @@ class LimiterRedisAutoConfigurationTests {
                             }
                             Thread.sleep(10);
                         }
+                        assertThat(sleeper.isAlive()).as("the old master still sleeps").isTrue();
+                        assertThat(Duration.ofNanos(decidedAt - promotedAt)).as("after the promotion")
+                                .isLessThanOrEqualTo(Duration.ofSeconds(2));
                         assertThat(healthyDecisions - healthyFallbacks).as("of %d decisions on healthy masters",
                                 healthyDecisions).isGreaterThanOrEqualTo(healthyDecisions * 9 / 10);
                         sleeper.join();
