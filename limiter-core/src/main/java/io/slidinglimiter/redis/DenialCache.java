@@ -1,8 +1,5 @@
 package io.slidinglimiter.redis;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
 import io.slidinglimiter.Decision;
 
 /**
@@ -16,9 +13,7 @@ import io.slidinglimiter.Decision;
  */
 final class DenialCache {
 
-    private final int maxEntries;
-
-    private final Map<Entry.Key, Entry> entries = new ConcurrentHashMap<>();
+    private final ExpiringEntries<Entry.Key, Entry> entries;
 
     private final long maxMillis;
 
@@ -28,7 +23,7 @@ final class DenialCache {
      * reset the key or change its limit meanwhile, and this one learns of it only from Redis
      */
     DenialCache(int maxEntries, long maxMillis) {
-        this.maxEntries = maxEntries;
+        this.entries = new ExpiringEntries<>(maxEntries, Entry::untilMillis);
         this.maxMillis = maxMillis;
     }
 
@@ -48,15 +43,9 @@ final class DenialCache {
 
     /** Remembers a rejection of a call of cost 1 that was sent at {@code sentAtMillis}. */
     void put(String limitName, String key, Decision rejection, long sentAtMillis, long nowMillis) {
-        if (this.entries.size() >= this.maxEntries) {
-            this.entries.values().removeIf((entry) -> entry.untilMillis <= nowMillis);
-            if (this.entries.size() >= this.maxEntries) {
-                return;
-            }
-        }
         long untilMillis = Math.min(sentAtMillis + rejection.retryAfterMillis(), nowMillis + this.maxMillis);
         this.entries.put(new Entry.Key(limitName, key), new Entry(untilMillis,
-                sentAtMillis + rejection.resetAfterMillis(), rejection.limit()));
+                sentAtMillis + rejection.resetAfterMillis(), rejection.limit()), nowMillis);
     }
 
     void remove(String limitName, String key) {

@@ -1,8 +1,5 @@
 package io.slidinglimiter.redis;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.RateLimitBackend;
@@ -12,16 +9,14 @@ import io.slidinglimiter.core.RateLimitBackend;
  * that the local counter that takes over during an outage starts from it instead of from zero: a
  * key at its limit in Redis stays rejected, a nearly spent one has only what was left. The permits
  * are counted locally from the switch on, so they stay a little longer than in Redis: an
- * over-count, never an under-count. Bounded like the denial cache.
+ * over-count, never an under-count. Bounded like the denial cache ({@link ExpiringEntries}).
  */
 final class LastKnownUsage {
 
-    private final int maxEntries;
-
-    private final Map<Key, Usage> usages = new ConcurrentHashMap<>();
+    private final ExpiringEntries<Key, Usage> usages;
 
     LastKnownUsage(int maxEntries) {
-        this.maxEntries = maxEntries;
+        this.usages = new ExpiringEntries<>(maxEntries, Usage::untilMillis);
     }
 
     /** Remembers what a Redis decision at {@code sentAtMillis} said the key has used. */
@@ -32,13 +27,7 @@ final class LastKnownUsage {
             this.usages.remove(entryKey);
             return;
         }
-        if (this.usages.size() >= this.maxEntries) {
-            this.usages.values().removeIf((usage) -> usage.untilMillis <= sentAtMillis);
-            if (this.usages.size() >= this.maxEntries) {
-                return;
-            }
-        }
-        this.usages.put(entryKey, new Usage(used, sentAtMillis + decision.resetAfterMillis()));
+        this.usages.put(entryKey, new Usage(used, sentAtMillis + decision.resetAfterMillis()), sentAtMillis);
     }
 
     /**

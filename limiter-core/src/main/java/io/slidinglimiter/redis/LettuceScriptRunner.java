@@ -1,6 +1,7 @@
 package io.slidinglimiter.redis;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -164,8 +165,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
      * how long decisions would stay away from a Redis that is back. A probe calls this.
      */
     public void reconnectIfClosed() {
-        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
-        if (current != null && current.isDone() && !current.isCompletedExceptionally() && !current.join().isOpen()) {
+        RedisClusterAsyncCommands<byte[], byte[]> opened = opened();
+        if (opened != null && !opened.isOpen()) {
             reconnect();
         }
     }
@@ -229,9 +230,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
      */
     @Override
     public String nodeOf(byte[] key) {
-        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
-        if (current == null || !current.isDone() || current.isCompletedExceptionally()
-                || !(current.join() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
+        if (!(opened() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
             return "";
         }
         RedisClusterNode node = cluster.getStatefulConnection().getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
@@ -240,12 +239,10 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
 
     @Override
     public Set<String> nodes() {
-        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
-        if (current == null || !current.isDone() || current.isCompletedExceptionally()
-                || !(current.join() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
+        if (!(opened() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
             return Set.of("");
         }
-        Set<String> serving = new java.util.HashSet<>();
+        Set<String> serving = new HashSet<>();
         for (RedisClusterNode node : cluster.getStatefulConnection().getPartitions()) {
             if (!node.getSlots().isEmpty() && node.getNodeId() != null) {
                 serving.add(node.getNodeId());
@@ -337,8 +334,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
 
     /** Whether the shared connection is open, as far as this runner knows it. */
     private boolean isOpen() {
+        RedisClusterAsyncCommands<byte[], byte[]> opened = opened();
+        return opened != null && opened.isOpen();
+    }
+
+    /** The shared connection's commands if it was opened, without waiting for it; else null. */
+    private RedisClusterAsyncCommands<byte[], byte[]> opened() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
-        return current != null && current.isDone() && !current.isCompletedExceptionally() && current.join().isOpen();
+        return (current != null && current.isDone() && !current.isCompletedExceptionally()) ? current.join() : null;
     }
 
     /** When a node last replied. */

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.ToIntFunction;
 
 import io.slidinglimiter.Decision;
@@ -190,7 +191,7 @@ public final class RedisBackend implements RateLimitBackend {
         }
         if (reply.get(0) < 0) {
             throw RedisTimeoutException.slow("Redis ran the decision after the limiter's timeout",
-                    java.util.concurrent.CompletableFuture.completedFuture(reply));
+                    CompletableFuture.completedFuture(reply));
         }
         return decisions(reply, requests);
     }
