@@ -102,9 +102,7 @@ class LimiterRedisAutoConfigurationTests {
     @Test
     void onClusterTheLimiterFollowsAPromotedReplica() {
         try (RedisClusterServers replicated = RedisClusterServers.startWithReplicas()) {
-            this.runner.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", replicated.nodes()
-                    .stream().map((node) -> "127.0.0.1:" + node.port()).toList()), "limiter.redis.timeout=100ms")
-                    .run((context) -> {
+            onCluster(replicated).withPropertyValues("limiter.redis.timeout=100ms").run((context) -> {
                         assertThat(context).hasNotFailed();
                         RateLimiters limiters = context.getBean(RateLimiters.class);
                         LimiterRedisAutoConfiguration.LimiterRedis redis = context
@@ -147,10 +145,8 @@ class LimiterRedisAutoConfigurationTests {
     @Test
     void onClusterAStalledMasterStopsOnlyItsOwnShard() throws Exception {
         try (RedisClusterServers replicated = RedisClusterServers.startWithReplicas()) {
-            this.runner.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", replicated.nodes()
-                    .stream().map((node) -> "127.0.0.1:" + node.port()).toList()), "limiter.redis.timeout=100ms",
-                    "limiter.limits.few.limit=40", "limiter.limits.few.window=1m", "spring.data.redis.timeout=1s")
-                    .run((context) -> {
+            onCluster(replicated).withPropertyValues("limiter.redis.timeout=100ms", "limiter.limits.few.limit=40",
+                    "limiter.limits.few.window=1m", "spring.data.redis.timeout=1s").run((context) -> {
                         assertThat(context).hasNotFailed();
                         RateLimiters limiters = context.getBean(RateLimiters.class);
                         LimiterRedisAutoConfiguration.LimiterRedis redis = context
@@ -234,8 +230,12 @@ class LimiterRedisAutoConfigurationTests {
     }
 
     private ApplicationContextRunner onCluster() {
+        return onCluster(cluster);
+    }
+
+    private ApplicationContextRunner onCluster(RedisClusterServers servers) {
         return this.runner.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",",
-                cluster.nodes().stream().map((node) -> "127.0.0.1:" + node.port()).toList()));
+                servers.nodes().stream().map((node) -> "127.0.0.1:" + node.port()).toList()));
     }
 
     @Test
