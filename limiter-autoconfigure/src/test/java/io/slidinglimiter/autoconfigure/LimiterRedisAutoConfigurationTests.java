@@ -107,7 +107,7 @@ class LimiterRedisAutoConfigurationTests {
                         RateLimiters limiters = context.getBean(RateLimiters.class);
                         LimiterRedisAutoConfiguration.LimiterRedis redis = context
                                 .getBean(LimiterRedisAutoConfiguration.LimiterRedis.class);
-                        String key = keyOnTheFirstMaster();
+                        String key = RedisClusterServers.keyOnMaster(0);
                         assertThat(limiters.tryAcquire("shared", key).allowed()).isTrue();
                         RedisServer promoted = replicated.replicas().get(0);
                         replicated.nodes().get(0).kill();
@@ -137,22 +137,21 @@ class LimiterRedisAutoConfigurationTests {
      * A stalled master (DEBUG SLEEP) keeps its socket open: its shard's decisions follow the policy,
      * while keys on the healthy masters keep deciding in Redis throughout (each shard has its own
      * breaker); the shard's decisions reach the promoted replica within two seconds while the old
-     * master still sleeps, and the decisions it held change nothing when it wakes, so no call gets a
-     * false 429. Lettuce's topology refresh waits for every node up to the client's command timeout,
-     * so this needs {@code spring.data.redis.timeout} set (the README says so): with Boot's default
-     * of none (60 s) the slots move only when the stalled master wakes.
+     * master still sleeps, with Spring Boot's defaults (Lettuce's own topology refresh would wait a
+     * minute for the sleeping node); nothing is sent to it after that, and the decisions it had
+     * received while asleep change nothing when it wakes, so no call gets a false 429.
      */
     @Test
     void onClusterAStalledMasterStopsOnlyItsOwnShard() throws Exception {
         try (RedisClusterServers replicated = RedisClusterServers.startWithReplicas()) {
             onCluster(replicated).withPropertyValues("limiter.redis.timeout=100ms", "limiter.limits.few.limit=40",
-                    "limiter.limits.few.window=1m", "spring.data.redis.timeout=1s").run((context) -> {
+                    "limiter.limits.few.window=1m").run((context) -> {
                         assertThat(context).hasNotFailed();
                         RateLimiters limiters = context.getBean(RateLimiters.class);
                         LimiterRedisAutoConfiguration.LimiterRedis redis = context
                                 .getBean(LimiterRedisAutoConfiguration.LimiterRedis.class);
-                        String sick = keyOnMaster(0);
-                        List<String> healthy = List.of(keyOnMaster(1), keyOnMaster(2));
+                        String sick = RedisClusterServers.keyOnMaster(0);
+                        List<String> healthy = List.of(RedisClusterServers.keyOnMaster(1), RedisClusterServers.keyOnMaster(2));
                         assertThat(limiters.tryAcquire("few", sick).allowed()).isTrue();
                         healthy.forEach((key) -> limiters.tryAcquire("shared", key));
                         RedisServer stalled = replicated.nodes().get(0);
@@ -188,12 +187,15 @@ class LimiterRedisAutoConfigurationTests {
                         assertThat(healthyDecisions - healthyFallbacks).as("of %d decisions on healthy masters",
                                 healthyDecisions).isGreaterThanOrEqualTo(healthyDecisions * 9 / 10);
                         sleeper.join();
+                        long ranOnceAwake = stalled.scriptCalls();
                         Thread.sleep(500);
                         for (int i = 0; i < 5; i++) {
                             assertThat(limiters.tryAcquire("few", sick).allowed()).as("after the old master woke")
                                     .isTrue();
                             assertThat(redis.backend().isCircuitOpen()).isFalse();
                         }
+                        assertThat(stalled.scriptCalls()).as("scripts the demoted master ran after it woke")
+                                .isEqualTo(ranOnceAwake);
                     });
         }
     }
@@ -205,22 +207,6 @@ class LimiterRedisAutoConfigurationTests {
         }
         catch (io.lettuce.core.RedisException ex) {
             return 0;
-        }
-    }
-
-    /** A key whose hash tag falls in the first master's slots (0 to 5460). */
-    private static String keyOnTheFirstMaster() {
-        return keyOnMaster(0);
-    }
-
-    /** A key whose hash tag falls in one master's slots: 0 to 5460, 5461 to 10922, 10923 to 16383. */
-    private static String keyOnMaster(int master) {
-        int[] firstSlots = { 0, 5461, 10923, 16384 };
-        for (int i = 0;; i++) {
-            int slot = org.springframework.data.redis.connection.ClusterSlotHashUtil.calculateSlot("k" + i);
-            if (slot >= firstSlots[master] && slot < firstSlots[master + 1]) {
-                return "k" + i;
-            }
         }
     }
 

@@ -35,6 +35,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * background, and every wait is bounded. Standalone, Sentinel and Cluster connections alike:
  * Lettuce routes a script to the node of its keys' slot.
  * <p>
+ * <b>Failover.</b> When a Cluster node stops answering, the other nodes are asked whether the
+ * cluster gave its slots to a replica, and decisions move there as soon as one says so
+ * ({@link ClusterFollower}), rather than when the client's own topology refresh, which waits for
+ * every node, completes. Under Sentinel, {@link SentinelFollower} calls {@link #reconnect()}. Nothing
+ * is sent to a demoted master after that. What it had received but not read when it stalled it
+ * still runs when it wakes (its kernel delivers that even after the client resets the
+ * connection); those decisions carry the time after which their callers stopped waiting and
+ * change nothing.
+ * <p>
  * <b>Late replies.</b> A command that does not answer in time is not withdrawn, so that a reply
  * that comes after all is seen ({@link RedisTimeoutException#lateReply()}): a decision Redis then
  * applied can be given back. A decision also carries the Redis time after which its caller no
@@ -66,6 +75,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
      */
     private final Map<String, LastReply> lastReplies = new ConcurrentHashMap<>();
 
+    /** Moves a silent Cluster node's decisions to its successor when the cluster has promoted one. */
+    private final ClusterFollower clusterFollower;
+
     /** Redis's time minus this JVM's monotonic milliseconds, from the last script reply; unknown until one. */
     private volatile long redisOffsetMillis;
 
@@ -81,6 +93,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         this.connectionFactory = connectionFactory;
         this.timeoutNanos = timeout.toNanos();
         this.script = RedisScripts.DECIDE;
+        this.clusterFollower = new ClusterFollower(timeout, this::answeredSince);
     }
 
     @Override
@@ -316,8 +329,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         CompletableFuture<?> pending = (reply instanceof CompletableFuture<?> future) ? future
                 : new CompletableFuture<>();
         CompletionStage<List<Long>> late = (CompletionStage<List<Long>>) pending;
-        LastReply lastReply = this.lastReplies.get(node);
-        if (lastReply != null && lastReply.nanos - sentNanos > 0) {
+        if (answeredSince(node, sentNanos)) {
             return RedisTimeoutException.slow("Redis answered other commands but not this one within the"
                     + " limiter's timeout", late);
         }
@@ -329,7 +341,20 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
             pending.whenComplete((value, failure) -> failed.complete(failure != null && !isReply(failure)));
             failed.completeOnTimeout(true, FAULT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
         }
+        if (!node.isEmpty()) {
+            failed.thenAccept((redisFailed) -> {
+                if (redisFailed && opened() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+                    this.clusterFollower.suspect(cluster.getStatefulConnection(), node, sentNanos);
+                }
+            });
+        }
         return new RedisTimeoutException("Redis did not answer within the limiter's timeout", late, failed);
+    }
+
+    /** Whether a node has replied to anything since a moment ({@link System#nanoTime()}). */
+    private boolean answeredSince(String node, long sinceNanos) {
+        LastReply lastReply = this.lastReplies.get(node);
+        return lastReply != null && lastReply.nanos - sinceNanos > 0;
     }
 
     /** Whether the shared connection is open, as far as this runner knows it. */

@@ -36,6 +36,21 @@ public final class RedisClusterServers implements AutoCloseable {
         return start(true, 2000);
     }
 
+    /**
+     * A key whose hash tag falls in one master's slots: 0 to 5460, 5461 to 10922, 10923 to 16383.
+     * @param master the master's index in {@link #nodes()}
+     * @return the key
+     */
+    public static String keyOnMaster(int master) {
+        int[] firstSlots = { 0, 5461, 10923, 16384 };
+        for (int i = 0;; i++) {
+            int slot = io.lettuce.core.cluster.SlotHash.getSlot("k" + i);
+            if (slot >= firstSlots[master] && slot < firstSlots[master + 1]) {
+                return "k" + i;
+            }
+        }
+    }
+
     private static RedisClusterServers start(boolean withReplicas, int nodeTimeoutMillis) {
         RedisClusterServers cluster = new RedisClusterServers();
         try {

@@ -59,7 +59,8 @@ class RedisSentinelTest {
 
     /**
      * A stalled master (DEBUG SLEEP: a long fork, swapping) keeps its socket open, so only the
-     * announcement moves the connection; the decisions it held when it wakes change nothing there.
+     * announcement moves the connection. Nothing is sent to it after that: once awake it runs only
+     * the decisions it had received while asleep, and those change nothing.
      */
     @Test
     void aStalledMastersDecisionsMoveToThePromotedReplicaAndItsLateOnesChangeNothing() throws Exception {
@@ -76,6 +77,13 @@ class RedisSentinelTest {
             sleeper.join();
             assertThat(this.servers.master().<String>call((redis) -> redis.hget("limiter:{stalled}:failover", "t")))
                     .as("the woken master's count of the key").isEqualTo(before);
+            long ranOnceAwake = this.servers.master().scriptCalls();
+            for (int i = 0; i < 20; i++) {
+                limiter.decide("stalled");
+                RedisServer.sleepMillis(10);
+            }
+            assertThat(this.servers.master().scriptCalls()).as("scripts the demoted master ran after it woke")
+                    .isEqualTo(ranOnceAwake);
         }
     }
 
