@@ -10,7 +10,8 @@ import io.slidinglimiter.Decision;
  * backends, or in several Redis Cluster slots): the groups are decided one after the other, in a
  * fixed order, and when one rejects, what the groups before it took is refunded exactly. Until the
  * refund lands, other callers may see those permits as used: a brief over-count, never an
- * under-count. An admitted decision keeps each group's own {@link Decisions#parts() part}, so that a
+ * under-count. A group that fails (its backend throws) is treated as a rejection: the groups before
+ * it are refunded, and the failure is thrown. An admitted decision keeps each group's own {@link Decisions#parts() part}, so that a
  * later refund of the whole call gives each group back at the time its own backend decided it.
  */
 public final class SplitDecision {
@@ -54,15 +55,20 @@ public final class SplitDecision {
         for (int g = 0; g < groups.size(); g++) {
             List<Integer> group = groups.get(g);
             List<LimitRequest> selected = select(requests, group);
-            Decisions decided = backend.tryAcquireAll(g, selected);
+            Decisions decided;
+            try {
+                decided = backend.tryAcquireAll(g, selected);
+            }
+            catch (RuntimeException ex) {
+                refundEarlier(requests, groups, backend, taken, ex);
+                throw ex;
+            }
             decidedAt = (g == 0) ? decided.decidedAtMillis() : decidedAt;
             for (int i = 0; i < group.size(); i++) {
                 decisions[group.get(i)] = decided.get(i);
             }
             if (!decided.allowed()) {
-                for (int earlier = 0; earlier < taken.size(); earlier++) {
-                    backend.refund(earlier, select(requests, groups.get(earlier)), taken.get(earlier));
-                }
+                refundEarlier(requests, groups, backend, taken, null);
                 for (int i = 0; i < decisions.length; i++) {
                     if (decisions[i] == null) {
                         long limit = requests.get(i).limit().limit();
@@ -74,6 +80,25 @@ public final class SplitDecision {
             taken.add(decided);
         }
         return new Decisions(true, List.of(decisions), decidedAt, taken);
+    }
+
+    /**
+     * Gives back what the groups decided so far took. After a group failed, a refund that fails too
+     * is added to that failure (the permits then expire with their window: an over-count only).
+     */
+    private static void refundEarlier(List<LimitRequest> requests, List<List<Integer>> groups, Groups backend,
+            List<Decisions> taken, RuntimeException failure) {
+        for (int earlier = 0; earlier < taken.size(); earlier++) {
+            try {
+                backend.refund(earlier, select(requests, groups.get(earlier)), taken.get(earlier));
+            }
+            catch (RuntimeException ex) {
+                if (failure == null) {
+                    throw ex;
+                }
+                failure.addSuppressed(ex);
+            }
+        }
     }
 
     /**

@@ -35,6 +35,11 @@ final class CircuitBreaker {
         return nowMillis >= openUntil && this.probing.compareAndSet(false, true);
     }
 
+    /** Gives back a probe that {@link #allowsCall} granted but that was not made. */
+    void returnProbe() {
+        this.probing.set(false);
+    }
+
     void recordSuccess() {
         this.consecutiveFailures.set(0);
         this.openUntilMillis = 0;

@@ -87,7 +87,13 @@ public final class RedisBackend implements RateLimitBackend {
 
             @Override
             public Decisions tryAcquireAll(int group, List<LimitRequest> selected) {
-                return decide(selected);
+                try {
+                    return decide(selected);
+                }
+                catch (RuntimeException ex) {
+                    LimitRequest first = selected.get(0);
+                    throw new RedisShardException(shardOf(first.limit(), first.key()), ex);
+                }
             }
 
             @Override

@@ -179,12 +179,13 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             return new Decisions(decision.allowed(), List.of(decision));
         }
         long sentAtMillis = this.timeSource.currentTimeMillis();
-        // A call across shards answers to the breaker of its first limit's shard.
-        CircuitBreaker breaker = breakerOf(requests.get(0).limit(), requests.get(0).key());
-        if (breaker.allowsCall(sentAtMillis)) {
+        // A call across shards goes to Redis only while every shard's breaker lets it.
+        List<CircuitBreaker> breakers = breakersOf(requests);
+        CircuitBreaker breaker = breakers.get(0);
+        if (allowCall(breakers, sentAtMillis)) {
             try {
                 Decisions decisions = this.redis.tryAcquireAll(requests);
-                succeeded(breaker);
+                breakers.forEach(this::succeeded);
                 if (this.lastKnown != null) {
                     for (int i = 0; i < requests.size(); i++) {
                         LimitRequest request = requests.get(i);
@@ -195,11 +196,45 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 }
                 return decisions;
             }
+            catch (RedisShardException ex) {
+                // Only the failing shard's breaker counts it.
+                CircuitBreaker failing = this.breakers.getOrDefault(ex.shard(), breaker);
+                failed(ex.failure(), failing);
+                breaker = failing;
+            }
             catch (RuntimeException ex) {
-                failed(ex, breaker);
+                breakers.forEach((each) -> failed(ex, each));
             }
         }
+        else {
+            breaker = breakers.stream().filter(CircuitBreaker::isOpen).findFirst().orElse(breaker);
+        }
         return fallback(requests, breaker);
+    }
+
+    /** The breakers of the shards a call's requests go to, each once. */
+    private List<CircuitBreaker> breakersOf(List<LimitRequest> requests) {
+        List<CircuitBreaker> breakers = new ArrayList<>(1);
+        for (LimitRequest request : requests) {
+            CircuitBreaker breaker = breakerOf(request.limit(), request.key());
+            if (!breakers.contains(breaker)) {
+                breakers.add(breaker);
+            }
+        }
+        return breakers;
+    }
+
+    /** Whether every breaker lets a call through; a probe one of them granted is handed back if not. */
+    private static boolean allowCall(List<CircuitBreaker> breakers, long nowMillis) {
+        for (int i = 0; i < breakers.size(); i++) {
+            if (!breakers.get(i).allowsCall(nowMillis)) {
+                for (int granted = 0; granted < i; granted++) {
+                    breakers.get(granted).returnProbe();
+                }
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

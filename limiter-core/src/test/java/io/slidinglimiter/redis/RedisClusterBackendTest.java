@@ -3,6 +3,7 @@ package io.slidinglimiter.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,6 +17,8 @@ import io.slidinglimiter.core.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.local.LocalBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -96,6 +99,59 @@ class RedisClusterBackendTest {
                 .filter((node) -> node.<Long>call((redis) -> redis.clusterCountKeysInSlot(slot)) == 1)
                 .count();
         assertThat(holders).isEqualTo(1);
+    }
+
+
+    /**
+     * A call across a stalled shard and a healthy one counts its failures against the stalled
+     * shard alone: the healthy shard keeps deciding in Redis, the call stops waiting for the stalled
+     * one once its breaker is open, and what the healthy shard took for a call that failed is given
+     * back.
+     */
+    @Test
+    void aCallAcrossShardsCountsAFailureAgainstTheFailingShardOnly() throws Exception {
+        try (RedisClusterServers own = RedisClusterServers.start()) {
+            LettuceConnectionFactory factory = connectionFactory(own);
+            RedisBackend redis = new RedisBackend(new LettuceScriptRunner(factory, Duration.ofMillis(100)),
+                    new RedisKeys("limiter"), ClusterSlotHashUtil::calculateSlot);
+            try (ResilientRedisBackend resilient = new ResilientRedisBackend(redis,
+                    new LocalBackend(TimeSource.monotonic(), 1_000), new ResilientRedisBackend.Settings(
+                            FailurePolicy.FAIL_OPEN, Map.of(), 3, 60_000, 0), TimeSource.monotonic(), (limit) -> { })) {
+                LimitDefinition limit = LimitDefinition.of("across", 1_000_000, Duration.ofMinutes(1), 10);
+                String healthy = RedisClusterServers.keyOnMaster(1);
+                String sick = RedisClusterServers.keyOnMaster(0);
+                List<LimitRequest> across = List.of(new LimitRequest(limit, healthy, 1),
+                        new LimitRequest(limit, sick, 1));
+                assertThat(resilient.tryAcquireAll(across).allowed()).isTrue();
+                Thread sleeper = new Thread(() -> own.nodes().get(0).stall(3));
+                sleeper.start();
+                RedisServer.sleepMillis(100);
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (resilient.openShards().isEmpty()) {
+                    assertThat(System.nanoTime()).as("a breaker opened").isLessThan(deadline);
+                    resilient.tryAcquireAll(across);
+                    RedisServer.sleepMillis(20);
+                }
+                assertThat(resilient.openShards()).containsExactly(redis.shardOf(limit, sick));
+                long healthyScripts = own.nodes().get(1).scriptCalls();
+                long fallbacks = resilient.fallbackDecisions();
+                assertThat(resilient.tryAcquireAll(across).allowed()).isTrue();
+                assertThat(resilient.fallbackDecisions()).as("the call across fell back").isEqualTo(fallbacks + 2);
+                assertThat(own.nodes().get(1).scriptCalls()).as("sent nowhere").isEqualTo(healthyScripts);
+                assertThat(resilient.tryAcquire(limit, healthy, 1).allowed()).isTrue();
+                assertThat(resilient.fallbackDecisions()).as("the healthy shard decides in Redis")
+                        .isEqualTo(fallbacks + 2);
+                assertThat(own.nodes().get(1).scriptCalls()).isEqualTo(healthyScripts + 1);
+                sleeper.join();
+                assertThat(redis.peek(limit, healthy).remaining()).as("the healthy key: the first call and the last")
+                        .isEqualTo(limit.limit() - 2);
+                assertThat(redis.peek(limit, sick).remaining()).as("the stalled key: the first call")
+                        .isEqualTo(limit.limit() - 1);
+            }
+            finally {
+                factory.destroy();
+            }
+        }
     }
 
 }

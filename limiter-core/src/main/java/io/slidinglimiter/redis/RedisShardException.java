@@ -1,0 +1,31 @@
+package io.slidinglimiter.redis;
+
+/**
+ * One shard of a call decided across Redis Cluster nodes failed: which, and how (the cause), so
+ * that only that shard's breaker counts the failure.
+ */
+public class RedisShardException extends RedisBackendException {
+
+    private final String shard;
+
+    /**
+     * Creates the exception.
+     * @param shard the failing shard, as {@link RedisBackend#shardOf} names it
+     * @param cause its failure
+     */
+    public RedisShardException(String shard, RuntimeException cause) {
+        super("Redis shard " + shard + " failed: " + cause.getMessage(), cause);
+        this.shard = shard;
+    }
+
+    /** @return the failing shard, as {@link RedisBackend#shardOf} names it */
+    public String shard() {
+        return this.shard;
+    }
+
+    /** @return how it failed */
+    public RuntimeException failure() {
+        return (RuntimeException) getCause();
+    }
+
+}
