@@ -55,10 +55,8 @@ public final class RedisFailover {
                         new RedisKeys("limiter"), null), new LocalBackend(TimeSource.monotonic(), 10_000),
                         new ResilientRedisBackend.Settings(policy, Map.of(), 3, 1_000, 100_000), TimeSource.monotonic(),
                         (limit) -> { });
-                SentinelFollower follower = new SentinelFollower(() -> {
-                    runner.reconnect();
-                    backend.serverChanged();
-                }, RedisSentinelServers.MASTER, configuration.getSentinels().stream()
+                SentinelFollower follower = SentinelFollower.forLimiter(runner, backend, RedisSentinelServers.MASTER,
+                        configuration.getSentinels().stream()
                         .map((node) -> RedisURI.create(node.getHost(), node.getPort())).toList());
                 LimitDefinition limit = LimitDefinition.of("failover", 50, Duration.ofSeconds(10), 10);
                 List<Long> admitted = new ArrayList<>();

@@ -316,10 +316,8 @@ public class LimiterRedisAutoConfiguration {
                 }
                 sentinels.add(uri.build());
             }
-            this.follower = new SentinelFollower(() -> {
-                this.limiterRedis.runner().reconnect();
-                this.limiterRedis.backend().serverChanged();
-            }, sentinel.getMaster().getName(), sentinels);
+            this.follower = SentinelFollower.forLimiter(this.limiterRedis.runner(), this.limiterRedis.backend(),
+                    sentinel.getMaster().getName(), sentinels);
         }
 
         @Override

@@ -70,13 +70,18 @@ class LimiterRedisAutoConfigurationTests {
         cluster.close();
     }
 
-    /** Spring Boot's own spring.data.redis.sentinel.* is the only setup; a crashed master is followed. */
+    /**
+     * Spring Boot's own spring.data.redis.sentinel.* is the only setup; a stalled master's promotion
+     * is followed while it sleeps, also with Lettuce connection pooling on (commons-pool2 present),
+     * where resetting the factory's shared connection hands the same one back; nothing reaches the
+     * old master after it wakes.
+     */
     @Test
-    void underSentinelTheLimiterFollowsAPromotion() {
+    void underSentinelTheLimiterFollowsAStalledMastersPromotionWithPooledConnections() {
         try (RedisSentinelServers sentinel = RedisSentinelServers.start()) {
             this.runner.withPropertyValues("spring.data.redis.sentinel.master=" + RedisSentinelServers.MASTER,
                     "spring.data.redis.sentinel.nodes=" + String.join(",", sentinel.sentinelNodes()),
-                    "limiter.redis.timeout=100ms").run((context) -> {
+                    "spring.data.redis.lettuce.pool.enabled=true", "limiter.redis.timeout=100ms").run((context) -> {
                         assertThat(context).hasNotFailed();
                         assertThat(context.getBean(LimiterRedisAutoConfiguration.SentinelPromotions.class).isFollowing())
                                 .isTrue();
@@ -84,13 +89,23 @@ class LimiterRedisAutoConfigurationTests {
                         LimiterRedisAutoConfiguration.LimiterRedis redis = context
                                 .getBean(LimiterRedisAutoConfiguration.LimiterRedis.class);
                         assertThat(limiters.tryAcquire("shared", "k").allowed()).isTrue();
-                        sentinel.master().kill();
+                        Thread sleeper = new Thread(() -> sentinel.master().stall(8));
+                        sleeper.start();
                         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                         while (replicaScriptCalls(sentinel) == 0 || redis.backend().isCircuitOpen()) {
                             assertThat(System.nanoTime()).as("decisions reach the promoted replica").isLessThan(deadline);
                             limiters.tryAcquire("shared", "k");
                             Thread.sleep(20);
                         }
+                        assertThat(sleeper.isAlive()).as("the old master still sleeps").isTrue();
+                        sleeper.join();
+                        long ranOnceAwake = sentinel.master().scriptCalls();
+                        for (int i = 0; i < 20; i++) {
+                            limiters.tryAcquire("shared", "k");
+                            Thread.sleep(10);
+                        }
+                        assertThat(sentinel.master().scriptCalls()).as("scripts the demoted master ran after it woke")
+                                .isEqualTo(ranOnceAwake);
                     });
         }
     }

@@ -1,5 +1,6 @@
 package io.slidinglimiter.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -14,10 +15,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -29,7 +33,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Runs the limiter's commands through the application's Spring Data Redis connection factory, on
- * Lettuce's asynchronous API of the factory's shared connection, so that a decision waits at most
+ * Lettuce's asynchronous API (a connection of its own from the factory's client on a standalone or
+ * Sentinel Redis, the factory's shared connection on Cluster), so that a decision waits at most
  * {@code timeout} for Redis whatever the client's own timeouts are (Spring Boot's default command
  * timeout is a minute, its connect timeout ten seconds): the connection is opened in the
  * background, and every wait is bounded. Standalone, Sentinel and Cluster connections alike:
@@ -56,7 +61,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * healthy Redis look down. A reply that arrived while the waiting thread was not running is used,
  * however late the thread woke.
  */
-public final class LettuceScriptRunner implements RedisScriptRunner {
+public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseable {
 
     /** How long after a timeout a reply that did come proves the call slow rather than Redis failed. */
     static final long FAULT_GRACE_MILLIS = 1_000;
@@ -77,6 +82,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
 
     /** Moves a silent Cluster node's decisions to its successor when the cluster has promoted one. */
     private final ClusterFollower clusterFollower;
+
+    /** The limiter's own connection on a standalone or Sentinel Redis; null on Cluster (the shared one). */
+    private volatile StatefulRedisConnection<byte[], byte[]> ownConnection;
 
     /** Redis's time minus this JVM's monotonic milliseconds, from the last script reply; unknown until one. */
     private volatile long redisOffsetMillis;
@@ -173,7 +181,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
     }
 
     /**
-     * Opens a new connection at once when the shared one is closed. Lettuce reconnects a lost
+     * Opens a new connection at once when the current one is closed. Lettuce reconnects a lost
      * connection by itself, but with a delay that doubles up to 30 s; after a long outage that is
      * how long decisions would stay away from a Redis that is back. A probe calls this.
      */
@@ -190,7 +198,11 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
      */
     public void reconnect() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
-        if (this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
+        StatefulRedisConnection<byte[], byte[]> own = this.ownConnection;
+        if (own != null) {
+            own.closeAsync();
+        }
+        else if (this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
             lettuce.resetConnection();
         }
         synchronized (this) {
@@ -200,7 +212,54 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         }
     }
 
-    /** The shared connection's commands, opened once in the background; opened again after a failure. */
+    /**
+     * Makes the connection anew until it reaches a server that says it is a master ({@code ROLE}),
+     * trying again every 100 ms, each check bounded by the timeout. Right after a promotion a
+     * sentinel that has not yet heard of it may still name the old master (one that stalled would
+     * hold the new connection, and run what it queued, when it wakes); the sentinels are asked again
+     * until they name the new one. Blocks the calling thread as long.
+     * @param within how long to keep trying
+     * @return whether a master was reached
+     */
+    public boolean reconnectToMaster(Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            reconnect();
+            try {
+                List<Object> role = call((commands) -> commands.role());
+                Object first = role.isEmpty() ? null : role.get(0);
+                String name = (first instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII)
+                        : String.valueOf(first);
+                if (name.equals("master")) {
+                    return true;
+                }
+            }
+            catch (RuntimeException ex) {
+                // Not reached, or not answering: ask the sentinels again.
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(100);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    /** Closes the limiter's own connection, if it has one; the factory closes the shared one. */
+    @Override
+    public void close() {
+        StatefulRedisConnection<byte[], byte[]> own = this.ownConnection;
+        if (own != null) {
+            own.close();
+        }
+    }
+
+    /** The connection's commands, opened once in the background; opened again after a failure. */
     private CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
         if (current != null && !current.isCompletedExceptionally()) {
@@ -216,6 +275,16 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
 
     @SuppressWarnings({ "unchecked", "resource" })
     private RedisClusterAsyncCommands<byte[], byte[]> openConnection() {
+        if (this.connectionFactory instanceof LettuceConnectionFactory lettuce
+                && lettuce.getNativeClient() instanceof RedisClient client) {
+            // Standalone or Sentinel: a connection of the limiter's own, from the factory's client and
+            // its settings. With connection pooling on (commons-pool2 present), resetting the factory's
+            // shared connection only returns it to the pool, and the next would be the same one, still
+            // to a master that Sentinel has replaced.
+            StatefulRedisConnection<byte[], byte[]> own = client.connect(ByteArrayCodec.INSTANCE);
+            this.ownConnection = own;
+            return own.async();
+        }
         // With a shared native connection, closing this handle leaves the connection open.
         RedisConnection connection = this.connectionFactory.getConnection();
         Object nativeConnection = connection.getNativeConnection();
@@ -357,13 +426,13 @@ public final class LettuceScriptRunner implements RedisScriptRunner {
         return lastReply != null && lastReply.nanos - sinceNanos > 0;
     }
 
-    /** Whether the shared connection is open, as far as this runner knows it. */
+    /** Whether the connection is open, as far as this runner knows it. */
     private boolean isOpen() {
         RedisClusterAsyncCommands<byte[], byte[]> opened = opened();
         return opened != null && opened.isOpen();
     }
 
-    /** The shared connection's commands if it was opened, without waiting for it; else null. */
+    /** The connection's commands if it was opened, without waiting for it; else null. */
     private RedisClusterAsyncCommands<byte[], byte[]> opened() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
         return (current != null && current.isDone() && !current.isCompletedExceptionally()) ? current.join() : null;

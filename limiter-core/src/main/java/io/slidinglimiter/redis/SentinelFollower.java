@@ -1,7 +1,9 @@
 package io.slidinglimiter.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
@@ -25,6 +27,9 @@ public final class SentinelFollower implements AutoCloseable {
 
     static final String SWITCH_MASTER = "+switch-master";
 
+    /** How long the limiter's connection keeps looking for the promoted master. */
+    static final Duration RECONNECT_WITHIN = Duration.ofSeconds(30);
+
     private static final Logger logger = Logger.getLogger(SentinelFollower.class.getName());
 
     private final RedisClient client;
@@ -36,9 +41,8 @@ public final class SentinelFollower implements AutoCloseable {
 
     /**
      * Starts listening; sentinels that do not answer now are connected to in the background.
-     * @param onPromotion what to do when a new master is announced: make the limiter's connection anew
-     * ({@link LettuceScriptRunner#reconnect()}) and forget the old master's failures
-     * ({@link ResilientRedisBackend#serverChanged()})
+     * @param onPromotion what to do when a new master is announced, on a thread of its own (see
+     * {@link #forLimiter})
      * @param masterName the master's name in the sentinels
      * @param sentinels where the sentinels listen
      */
@@ -61,7 +65,8 @@ public final class SentinelFollower implements AutoCloseable {
                                 && !message.equals(SentinelFollower.this.lastSwitch.getAndSet(message))) {
                             logger.info(() -> "Sentinel promoted a new master (" + message
                                     + "); the rate limiter's decisions move to it now.");
-                            onPromotion.run();
+                            // Off the client's event loop: following may wait for the new master.
+                            CompletableFuture.runAsync(onPromotion);
                         }
                     }
 
@@ -72,6 +77,28 @@ public final class SentinelFollower implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /**
+     * Follows promotions for the limiter: moves its connection to the new master (asking the
+     * sentinels again until the connection reaches one, for up to {@link #RECONNECT_WITHIN}), then
+     * forgets the old master's failures.
+     * @param runner the limiter's runner
+     * @param backend the limiter's backend
+     * @param masterName the master's name in the sentinels
+     * @param sentinels where the sentinels listen
+     * @return the follower, listening
+     */
+    public static SentinelFollower forLimiter(LettuceScriptRunner runner, ResilientRedisBackend backend,
+            String masterName, List<RedisURI> sentinels) {
+        return new SentinelFollower(() -> {
+            if (!runner.reconnectToMaster(RECONNECT_WITHIN)) {
+                logger.warning(() -> "Sliding Limiter did not reach the master that Sentinel promoted within "
+                        + RECONNECT_WITHIN.toSeconds() + " s; decisions follow limiter.redis.on-failure until"
+                        + " Redis answers.");
+            }
+            backend.serverChanged();
+        }, masterName, sentinels);
     }
 
     @Override

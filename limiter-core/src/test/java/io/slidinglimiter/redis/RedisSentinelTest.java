@@ -126,10 +126,8 @@ class RedisSentinelTest {
 
             });
             this.announcements.sync().subscribe(SentinelFollower.SWITCH_MASTER);
-            this.follower = new SentinelFollower(() -> {
-                runner.reconnect();
-                this.backend.serverChanged();
-            }, MASTER, configuration.getSentinels().stream()
+            this.follower = SentinelFollower.forLimiter(runner, this.backend, MASTER,
+                    configuration.getSentinels().stream()
                     .map((node) -> RedisURI.create(node.getHost(), node.getPort())).toList());
         }
 
