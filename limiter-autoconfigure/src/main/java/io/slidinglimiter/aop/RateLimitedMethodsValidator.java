@@ -27,23 +27,42 @@ import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
  * It also fails the start for a limit that would silently never apply: a method no proxy can
  * intercept ({@code private}, {@code static}, {@code final}, or missing from a JDK proxy's
  * interfaces), a bean that was not proxied, and {@code @Async} methods, whose limit would be
- * decided on the executor's thread where the caller never sees a denial.
+ * decided on the executor's thread where the caller never sees a denial. Until the reactive stack
+ * is supported, so do a method that returns a deferred result (a {@code Mono}, {@code Flux},
+ * {@code CompletionStage}, Kotlin {@code Flow} or {@code suspend} function), whose limit would be
+ * decided when the result is built rather than when it runs, and any annotated method of a reactive
+ * (WebFlux) web application, where a denial would reach the client as a 500.
  */
 public final class RateLimitedMethodsValidator implements SmartInitializingSingleton {
 
     private final ConfigurableListableBeanFactory beanFactory;
 
+    /** The deferred results no limit can be decided for: the type's name, and what users call it. */
+    private static final Map<String, String> DEFERRED_RESULTS = new LinkedHashMap<>();
+
+    static {
+        DEFERRED_RESULTS.put("org.reactivestreams.Publisher", "a Publisher (Mono, Flux)");
+        DEFERRED_RESULTS.put("java.util.concurrent.CompletionStage", "a CompletionStage");
+        DEFERRED_RESULTS.put("java.util.concurrent.Future", "a Future");
+        DEFERRED_RESULTS.put("kotlinx.coroutines.flow.Flow", "a Kotlin Flow");
+    }
+
     private final RateLimitedOperationSource operations;
+
+    private final String unsupportedWebStack;
 
     /**
      * Creates the validator.
      * @param beanFactory the factory whose beans are checked
      * @param operations resolves and caches each method's limits
+     * @param unsupportedWebStack what the application is when its web stack cannot turn a denial
+     * into a 429 (a reactive web application), else null
      */
     public RateLimitedMethodsValidator(ConfigurableListableBeanFactory beanFactory,
-            RateLimitedOperationSource operations) {
+            RateLimitedOperationSource operations, String unsupportedWebStack) {
         this.beanFactory = beanFactory;
         this.operations = operations;
+        this.unsupportedWebStack = unsupportedWebStack;
     }
 
     @Override
@@ -61,7 +80,10 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
                 if (!this.operations.isRateLimited(method, userClass)) {
                     continue;
                 }
-                Problem unreachable = unreachable(name, bean, method, userClass);
+                Problem unreachable = unsupported(method, userClass);
+                if (unreachable == null) {
+                    unreachable = unreachable(name, bean, method, userClass);
+                }
                 if (unreachable != null) {
                     problems.add(unreachable);
                 }
@@ -74,6 +96,43 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
         }
+    }
+
+    /** Why a limit on {@code method} cannot work as users expect yet, or null when it can. */
+    private Problem unsupported(Method method, Class<?> userClass) {
+        String subject = "@RateLimited on " + RateLimitedOperationSource.describe(method, userClass);
+        if (this.unsupportedWebStack != null) {
+            return new Problem(subject, "this is " + this.unsupportedWebStack + ", where a denial would reach"
+                    + " the client as a 500 without RateLimit headers: Sliding Limiter turns denials into 429"
+                    + " responses in servlet (Spring MVC) applications only, for now",
+                    "Run the application on Spring MVC (spring-boot-starter-webmvc), or call"
+                            + " RateLimiters.tryAcquire in the handler and answer 429 yourself.");
+        }
+        String deferred = deferredResult(method);
+        if (deferred != null) {
+            return new Problem(subject, "the method returns " + deferred + ", so the limit would be decided when"
+                    + " the result is built, not when its work runs, and a denial would not reach whoever"
+                    + " waits for it", "Return a plain value, or call RateLimiters.tryAcquire where the work"
+                            + " runs (for example in Mono.fromCallable).");
+        }
+        return null;
+    }
+
+    /** What deferred result a method returns, or null for a plain value. */
+    private static String deferredResult(Method method) {
+        Class<?>[] parameters = method.getParameterTypes();
+        if (parameters.length > 0 && parameters[parameters.length - 1].getName()
+                .equals("kotlin.coroutines.Continuation")) {
+            return "through a Kotlin suspend function (a deferred result)";
+        }
+        for (Map.Entry<String, String> deferred : DEFERRED_RESULTS.entrySet()) {
+            ClassLoader classLoader = method.getDeclaringClass().getClassLoader();
+            if (ClassUtils.isPresent(deferred.getKey(), classLoader) && ClassUtils
+                    .resolveClassName(deferred.getKey(), classLoader).isAssignableFrom(method.getReturnType())) {
+                return deferred.getValue();
+            }
+        }
+        return null;
     }
 
     /** Why calls of {@code method} would never be limited, or null when they will be. */

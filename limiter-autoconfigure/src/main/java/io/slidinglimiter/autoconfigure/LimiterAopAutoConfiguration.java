@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.EnvironmentAware;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
@@ -68,8 +69,10 @@ public class LimiterAopAutoConfiguration {
 
     @Bean
     RateLimitedMethodsValidator rateLimitedMethodsValidator(ConfigurableListableBeanFactory beanFactory,
-            RateLimitedOperationSource rateLimitedOperationSource) {
-        return new RateLimitedMethodsValidator(beanFactory, rateLimitedOperationSource);
+            RateLimitedOperationSource rateLimitedOperationSource, ApplicationContext applicationContext) {
+        WebStack stack = WebStack.of(applicationContext);
+        return new RateLimitedMethodsValidator(beanFactory, rateLimitedOperationSource,
+                (stack == WebStack.REACTIVE) ? stack.description() : null);
     }
 
     /**

@@ -4,7 +4,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.io.ResourceLoader;
 
@@ -14,6 +16,7 @@ import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.core.TimedBackend;
 import io.slidinglimiter.actuate.LimitChanges;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.local.LocalBackend;
 
@@ -49,6 +52,43 @@ public class LimiterAutoConfiguration {
     @ConditionalOnMissingBean
     LimitChanges limitChanges(LimitRegistry limitRegistry) {
         return new LimitChanges(limitRegistry);
+    }
+
+    @Bean
+    HttpRulesCheck limiterHttpRulesCheck(LimiterProperties properties, ApplicationContext applicationContext) {
+        return new HttpRulesCheck(properties, applicationContext);
+    }
+
+    /**
+     * Fails the start when {@code limiter.http.rules} are set but the application is not a servlet
+     * web application, where the filter that applies them runs: they would silently never apply.
+     */
+    static final class HttpRulesCheck implements SmartInitializingSingleton {
+
+        private final LimiterProperties properties;
+
+        private final ApplicationContext applicationContext;
+
+        HttpRulesCheck(LimiterProperties properties, ApplicationContext applicationContext) {
+            this.properties = properties;
+            this.applicationContext = applicationContext;
+        }
+
+        @Override
+        public void afterSingletonsInstantiated() {
+            WebStack stack = WebStack.of(this.applicationContext);
+            if (stack == WebStack.SERVLET || this.properties.getHttp().getRules().isEmpty()) {
+                return;
+            }
+            throw new InvalidLimiterConfigurationException("limiter.http.rules", "are set, but this application is "
+                    + stack.description() + ", so no URL rule would ever apply: Sliding Limiter applies URL rules"
+                    + " with its servlet filter, in Spring MVC applications only, for now",
+                    (stack == WebStack.NONE) ? "Remove limiter.http.rules, or make the application a servlet web"
+                            + " application (spring-boot-starter-webmvc)."
+                            : "Run the application on Spring MVC (spring-boot-starter-webmvc), or remove"
+                                    + " limiter.http.rules and call RateLimiters.tryAcquire in a WebFilter.");
+        }
+
     }
 
     /** The backend, timed as {@code limiter.backend.duration} when metrics are on. */
