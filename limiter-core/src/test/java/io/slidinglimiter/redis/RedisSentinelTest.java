@@ -84,6 +84,8 @@ class RedisSentinelTest {
             }
             assertThat(this.servers.master().scriptCalls()).as("scripts the demoted master ran after it woke")
                     .isEqualTo(ranOnceAwake);
+            assertThat(limiter.countInRedis("stalled")).as("the new master's count: the decisions Redis made")
+                    .isEqualTo(limiter.decidedInRedis.get("stalled").longValue());
         }
     }
 
@@ -102,7 +104,7 @@ class RedisSentinelTest {
 
         private final AtomicLong switchedAt = new AtomicLong();
 
-        private final LimitDefinition limit = LimitDefinition.of("failover", 1_000_000, Duration.ofSeconds(10), 10);
+        private final LimitDefinition limit = LimitDefinition.of("failover", 1_000_000, Duration.ofMinutes(1), 10);
 
         Limiter(RedisSentinelServers servers) throws Exception {
             RedisSentinelConfiguration configuration = new RedisSentinelConfiguration(MASTER,
@@ -131,8 +133,21 @@ class RedisSentinelTest {
                     .map((node) -> RedisURI.create(node.getHost(), node.getPort())).toList());
         }
 
+        /** Decisions Redis made (rather than the failure policy), by key. */
+        private final Map<String, Integer> decidedInRedis = new java.util.HashMap<>();
+
         boolean decide(String key) {
-            return this.backend.tryAcquire(this.limit, key, 1).allowed();
+            long fallbacks = this.backend.fallbackDecisions();
+            boolean allowed = this.backend.tryAcquire(this.limit, key, 1).allowed();
+            if (this.backend.fallbackDecisions() == fallbacks) {
+                this.decidedInRedis.merge(key, 1, Integer::sum);
+            }
+            return allowed;
+        }
+
+        /** What the new master counts for a key: every decision Redis made for it, no more, no less. */
+        long countInRedis(String key) {
+            return this.limit.limit() - this.backend.peek(this.limit, key).remaining();
         }
 
         Duration untilDecidedAfterTheSwitch() {
