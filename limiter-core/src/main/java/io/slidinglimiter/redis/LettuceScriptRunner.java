@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -361,6 +362,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         catch (ExecutionException ex) {
             throw failure(ex);
         }
+        catch (CancellationException ex) {
+            throw cancelled(ex);
+        }
         catch (TimeoutException ex) {
             if (reply.isDone()) {
                 // The reply came while this thread was not running: Redis was in time, this JVM was not.
@@ -381,10 +385,18 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         catch (ExecutionException ex) {
             throw failure(ex);
         }
+        catch (CancellationException ex) {
+            throw cancelled(ex);
+        }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new RedisBackendException("Interrupted while waiting for Redis", ex);
         }
+    }
+
+    /** A command the client cancelled: its connection was closed (to open a new one) before Redis answered. */
+    private static RedisBackendException cancelled(CancellationException ex) {
+        return new RedisBackendException("Redis did not answer before the connection was closed", ex);
     }
 
     /**
