@@ -87,6 +87,15 @@ public class RateLimiters {
     }
 
     /**
+     * Whether a decision may wait for I/O (a Redis round trip, up to its timeout): a reactive caller
+     * then decides on a thread that may block, never on an event loop.
+     * @return whether decisions may block the calling thread
+     */
+    public boolean mayBlock() {
+        return this.backend.mayBlock();
+    }
+
+    /**
      * Takes the permits of every request only if all of them are available; otherwise none.
      * <pre>{@code
      * Decisions decisions = rateLimiters.tryAcquireAll(List.of(

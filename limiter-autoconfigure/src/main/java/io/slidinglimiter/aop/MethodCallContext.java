@@ -5,11 +5,11 @@ import java.util.Map;
 
 import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.HttpRateLimitContext;
+import io.slidinglimiter.web.WebCall;
 
 /**
  * The variables of one annotated call: its parameters by name and position, then {@code #request},
- * {@code #principal}, {@code #method} and {@code #args}. A parameter named like one of those wins.
+ * {@code #principal}, {@code #clientAddress}, {@code #method} and {@code #args}. A parameter named like one of those wins.
  */
 final class MethodCallContext extends CallEvaluationContext {
 
@@ -19,10 +19,10 @@ final class MethodCallContext extends CallEvaluationContext {
 
     private final Map<String, Integer> parameterIndex;
 
-    private final HttpRateLimitContext web;
+    private final WebCall web;
 
     MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
-            Map<String, Integer> parameterIndex, HttpRateLimitContext web) {
+            Map<String, Integer> parameterIndex, WebCall web) {
         super(parser);
         this.method = method;
         this.args = args;
@@ -37,11 +37,9 @@ final class MethodCallContext extends CallEvaluationContext {
             return this.args[index];
         }
         return switch (name) {
-            case "request" -> (this.web != null) ? this.web.request() : null;
-            case "principal" -> (this.web != null) ? this.web.principal() : null;
             case "method" -> this.method;
             case "args" -> this.args;
-            default -> null;
+            default -> WebCall.variable(this.web, name);
         };
     }
 

@@ -19,6 +19,7 @@ import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.HttpRateLimitContext;
+import io.slidinglimiter.web.WebCall;
 
 /**
  * Applies a method's limits before it runs: evaluates keys, costs and conditions, decides all
@@ -55,15 +56,22 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     public Object invoke(MethodInvocation invocation) throws Throwable {
         RateLimitedOperation operation = this.operations.get().operationOfCall(invocation.getMethod(),
                 invocation.getThis());
-        if (operation != null) {
-            enforce(operation, invocation.getMethod(), invocation.getArguments());
+        if (operation == null) {
+            return invocation.proceed();
         }
+        if (operation.reactive()) {
+            Method method = invocation.getMethod();
+            Object[] args = invocation.getArguments();
+            return ReactiveCalls.deferred(invocation, (web) -> enforce(operation, method, args, web),
+                    this.rateLimiters.get().mayBlock());
+        }
+        enforce(operation, invocation.getMethod(), invocation.getArguments(),
+                WEB_PRESENT ? HttpRateLimitContext.current() : null);
         return invocation.proceed();
     }
 
-    private void enforce(RateLimitedOperation operation, Method method, Object[] args) {
+    private void enforce(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
         RateLimiters rateLimiters = this.rateLimiters.get();
-        HttpRateLimitContext web = WEB_PRESENT ? HttpRateLimitContext.current() : null;
         MethodCallContext context = new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(),
                 web);
         if (operation.limits().size() == 1) {
@@ -96,7 +104,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     /** One limit: a decision and nothing else allocated when it admits outside a web request. */
     private static void enforce(LimitOperation limit, RateLimiters rateLimiters, MethodCallContext context,
-            HttpRateLimitContext web) {
+            WebCall web) {
         if (!limit.appliesTo(context)) {
             return;
         }

@@ -27,11 +27,12 @@ import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
  * It also fails the start for a limit that would silently never apply: a method no proxy can
  * intercept ({@code private}, {@code static}, {@code final}, or missing from a JDK proxy's
  * interfaces), a bean that was not proxied, and {@code @Async} methods, whose limit would be
- * decided on the executor's thread where the caller never sees a denial. Until the reactive stack
- * is supported, so do a method that returns a deferred result (a {@code Mono}, {@code Flux},
- * {@code CompletionStage}, Kotlin {@code Flow} or {@code suspend} function), whose limit would be
- * decided when the result is built rather than when it runs, and any annotated method of a reactive
- * (WebFlux) web application, where a denial would reach the client as a 500.
+ * decided on the executor's thread where the caller never sees a denial. So do a method that
+ * returns a deferred result other than a {@code Mono} or {@code Flux} (a {@code CompletionStage},
+ * {@code Future}, another {@code Publisher}, a Kotlin {@code Flow} or {@code suspend} function),
+ * whose limit would be decided when the result is built rather than when it runs, and, in a
+ * reactive (WebFlux) web application, a method returning a plain value, which cannot see the
+ * request it serves.
  */
 public final class RateLimitedMethodsValidator implements SmartInitializingSingleton {
 
@@ -41,7 +42,7 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
     private static final Map<String, String> DEFERRED_RESULTS = new LinkedHashMap<>();
 
     static {
-        DEFERRED_RESULTS.put("org.reactivestreams.Publisher", "a Publisher (Mono, Flux)");
+        DEFERRED_RESULTS.put("org.reactivestreams.Publisher", "a Publisher other than a Mono or a Flux");
         DEFERRED_RESULTS.put("java.util.concurrent.CompletionStage", "a CompletionStage");
         DEFERRED_RESULTS.put("java.util.concurrent.Future", "a Future");
         DEFERRED_RESULTS.put("kotlinx.coroutines.flow.Flow", "a Kotlin Flow");
@@ -49,20 +50,19 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
 
     private final RateLimitedOperationSource operations;
 
-    private final String unsupportedWebStack;
+    private final boolean reactiveWeb;
 
     /**
      * Creates the validator.
      * @param beanFactory the factory whose beans are checked
      * @param operations resolves and caches each method's limits
-     * @param unsupportedWebStack what the application is when its web stack cannot turn a denial
-     * into a 429 (a reactive web application), else null
+     * @param reactiveWeb whether the application is a reactive (WebFlux) web application
      */
     public RateLimitedMethodsValidator(ConfigurableListableBeanFactory beanFactory,
-            RateLimitedOperationSource operations, String unsupportedWebStack) {
+            RateLimitedOperationSource operations, boolean reactiveWeb) {
         this.beanFactory = beanFactory;
         this.operations = operations;
-        this.unsupportedWebStack = unsupportedWebStack;
+        this.reactiveWeb = reactiveWeb;
     }
 
     @Override
@@ -101,19 +101,21 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
     /** Why a limit on {@code method} cannot work as users expect yet, or null when it can. */
     private Problem unsupported(Method method, Class<?> userClass) {
         String subject = "@RateLimited on " + RateLimitedOperationSource.describe(method, userClass);
-        if (this.unsupportedWebStack != null) {
-            return new Problem(subject, "this is " + this.unsupportedWebStack + ", where a denial would reach"
-                    + " the client as a 500 without RateLimit headers: Sliding Limiter turns denials into 429"
-                    + " responses in servlet (Spring MVC) applications only, for now",
-                    "Run the application on Spring MVC (spring-boot-starter-webmvc), or call"
-                            + " RateLimiters.tryAcquire in the handler and answer 429 yourself.");
+        if (ReactiveCalls.isReactive(method.getReturnType())) {
+            return null;
+        }
+        if (this.reactiveWeb) {
+            return new Problem(subject, "this is a reactive (WebFlux) web application and the method returns a"
+                    + " plain value: it cannot see the request it serves (#request, #principal, #clientAddress),"
+                    + " and a denial could not be told apart from the application's own errors",
+                    "Return a Mono or a Flux: the limit is then decided when the result is subscribed to.");
         }
         String deferred = deferredResult(method);
         if (deferred != null) {
             return new Problem(subject, "the method returns " + deferred + ", so the limit would be decided when"
                     + " the result is built, not when its work runs, and a denial would not reach whoever"
-                    + " waits for it", "Return a plain value, or call RateLimiters.tryAcquire where the work"
-                            + " runs (for example in Mono.fromCallable).");
+                    + " waits for it", "Return a plain value, a Mono or a Flux (decided when subscribed to),"
+                            + " or call RateLimiters.tryAcquire where the work runs.");
         }
         return null;
     }

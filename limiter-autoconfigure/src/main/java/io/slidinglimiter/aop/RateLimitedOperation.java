@@ -8,9 +8,11 @@ import java.util.Map;
  *
  * @param limits the limits, all of which must admit a call
  * @param parameterIndex the method's parameters by SpEL name ({@code userId}, {@code p0}, {@code a0})
+ * @param reactive whether the method returns a {@code Mono} or {@code Flux}, whose limits are
+ * decided when it is subscribed to
  */
 public record RateLimitedOperation(List<LimitOperation> limits,
-        Map<String, Integer> parameterIndex) {
+        Map<String, Integer> parameterIndex, boolean reactive) {
 
     public RateLimitedOperation {
         limits = List.copyOf(limits);

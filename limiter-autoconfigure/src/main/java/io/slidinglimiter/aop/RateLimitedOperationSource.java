@@ -42,7 +42,8 @@ import io.slidinglimiter.expression.LimiterExpressionParser;
  */
 public final class RateLimitedOperationSource {
 
-    private static final Set<String> CALL_VARIABLES = Set.of("request", "principal", "method", "args");
+    private static final Set<String> CALL_VARIABLES = Set.of("request", "principal", "clientAddress", "method",
+            "args");
 
     private final LimitRegistry registry;
 
@@ -177,7 +178,7 @@ public final class RateLimitedOperationSource {
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
         }
-        return new RateLimitedOperation(limits, parameterIndex);
+        return new RateLimitedOperation(limits, parameterIndex, ReactiveCalls.isReactive(method.getReturnType()));
     }
 
     private LimitOperation limitOperation(RateLimited annotation, Method method, Class<?> userClass,

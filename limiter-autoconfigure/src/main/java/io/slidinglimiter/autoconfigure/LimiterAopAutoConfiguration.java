@@ -70,9 +70,8 @@ public class LimiterAopAutoConfiguration {
     @Bean
     RateLimitedMethodsValidator rateLimitedMethodsValidator(ConfigurableListableBeanFactory beanFactory,
             RateLimitedOperationSource rateLimitedOperationSource, ApplicationContext applicationContext) {
-        WebStack stack = WebStack.of(applicationContext);
         return new RateLimitedMethodsValidator(beanFactory, rateLimitedOperationSource,
-                (stack == WebStack.REACTIVE) ? stack.description() : null);
+                WebStack.of(applicationContext) == WebStack.REACTIVE);
     }
 
     /**

@@ -60,8 +60,8 @@ public class LimiterAutoConfiguration {
     }
 
     /**
-     * Fails the start when {@code limiter.http.rules} are set but the application is not a servlet
-     * web application, where the filter that applies them runs: they would silently never apply.
+     * Fails the start when {@code limiter.http.rules} are set but the application is not a web
+     * application, where no filter would apply them.
      */
     static final class HttpRulesCheck implements SmartInitializingSingleton {
 
@@ -76,17 +76,13 @@ public class LimiterAutoConfiguration {
 
         @Override
         public void afterSingletonsInstantiated() {
-            WebStack stack = WebStack.of(this.applicationContext);
-            if (stack == WebStack.SERVLET || this.properties.getHttp().getRules().isEmpty()) {
+            if (WebStack.of(this.applicationContext) != WebStack.NONE || this.properties.getHttp().getRules().isEmpty()) {
                 return;
             }
             throw new InvalidLimiterConfigurationException("limiter.http.rules", "are set, but this application is "
-                    + stack.description() + ", so no URL rule would ever apply: Sliding Limiter applies URL rules"
-                    + " with its servlet filter, in Spring MVC applications only, for now",
-                    (stack == WebStack.NONE) ? "Remove limiter.http.rules, or make the application a servlet web"
-                            + " application (spring-boot-starter-webmvc)."
-                            : "Run the application on Spring MVC (spring-boot-starter-webmvc), or remove"
-                                    + " limiter.http.rules and call RateLimiters.tryAcquire in a WebFilter.");
+                    + WebStack.NONE.description() + ", so no URL rule would ever apply",
+                    "Remove limiter.http.rules, or make the application a web application"
+                            + " (spring-boot-starter-webmvc or spring-boot-starter-webflux).");
         }
 
     }

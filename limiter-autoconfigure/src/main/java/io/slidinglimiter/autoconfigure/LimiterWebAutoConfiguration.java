@@ -1,11 +1,5 @@
 package io.slidinglimiter.autoconfigure;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import java.util.stream.Collectors;
-
 import jakarta.servlet.Filter;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,18 +11,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.HandlerExceptionResolver;
-import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PathPatternParser;
-import org.springframework.web.util.pattern.PatternParseException;
 
-import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
-import io.slidinglimiter.autoconfigure.LimiterProperties.EmptyKey;
-import io.slidinglimiter.expression.InvalidExpressionException;
-import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.HttpRule;
 import io.slidinglimiter.web.ProblemDetailRejectionHandler;
 import io.slidinglimiter.web.RateLimitExceptionResolver;
 import io.slidinglimiter.web.RateLimitFilter;
@@ -45,9 +30,6 @@ import io.slidinglimiter.web.RateLimitRejectionHandler;
 @ConditionalOnBean({ RateLimiters.class, LimiterExpressionParser.class })
 public class LimiterWebAutoConfiguration {
 
-    private static final Set<String> HTTP_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
-            "OPTIONS", "TRACE");
-
     @Bean
     @ConditionalOnMissingBean
     RateLimitRejectionHandler rateLimitRejectionHandler() {
@@ -58,7 +40,7 @@ public class LimiterWebAutoConfiguration {
     @ConditionalOnMissingBean(name = "rateLimitFilter")
     FilterRegistrationBean<RateLimitFilter> rateLimitFilter(LimiterProperties properties, RateLimiters rateLimiters,
             LimiterExpressionParser limiterExpressionParser, RateLimitRejectionHandler rateLimitRejectionHandler) {
-        RateLimitFilter filter = new RateLimitFilter(rules(properties, limiterExpressionParser), rateLimiters,
+        RateLimitFilter filter = new RateLimitFilter(HttpRules.of(properties, limiterExpressionParser), rateLimiters,
                 limiterExpressionParser, rateLimitRejectionHandler, properties.getHttp().isHeaders());
         FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("rateLimitFilter");
@@ -70,61 +52,6 @@ public class LimiterWebAutoConfiguration {
     @ConditionalOnMissingBean
     RateLimitExceptionResolver rateLimitExceptionResolver(RateLimitRejectionHandler rateLimitRejectionHandler) {
         return new RateLimitExceptionResolver(rateLimitRejectionHandler);
-    }
-
-    private static List<HttpRule> rules(LimiterProperties properties, LimiterExpressionParser parser) {
-        List<HttpRule> rules = new ArrayList<>();
-        List<Problem> problems = new ArrayList<>();
-        List<LimiterProperties.Rule> configured = properties.getHttp().getRules();
-        for (int i = 0; i < configured.size(); i++) {
-            LimiterProperties.Rule rule = configured.get(i);
-            String prefix = "limiter.http.rules[" + i + "]";
-            int before = problems.size();
-            if (rule.getLimit() == null || !properties.getLimits().containsKey(rule.getLimit())) {
-                problems.add(new Problem(prefix + ".limit", (rule.getLimit() == null) ? "is missing"
-                        : "names '" + rule.getLimit() + "', which is not under limiter.limits",
-                        "Set " + prefix + ".limit to one of " + properties.getLimits().keySet()
-                                + " or define it under limiter.limits."));
-            }
-            PathPattern path = null;
-            if (rule.getPath() == null || rule.getPath().isBlank()) {
-                problems.add(new Problem(prefix + ".path", "is missing", "Set " + prefix
-                        + ".path to a path pattern such as /api/**."));
-            }
-            else {
-                try {
-                    path = PathPatternParser.defaultInstance.parse(rule.getPath());
-                }
-                catch (PatternParseException ex) {
-                    problems.add(new Problem(prefix + ".path", "'" + rule.getPath() + "' is not a path pattern: "
-                            + ex.getMessage(), "Write " + prefix + ".path in Spring PathPattern syntax, such as"
-                                    + " /api/** or /users/{id}."));
-                }
-            }
-            Set<String> methods = rule.getMethods().stream().map((method) -> method.trim().toUpperCase(Locale.ROOT))
-                    .collect(Collectors.toSet());
-            if (!HTTP_METHODS.containsAll(methods)) {
-                problems.add(new Problem(prefix + ".methods", "holds an unknown HTTP method: " + rule.getMethods(),
-                        "List methods among " + HTTP_METHODS.stream().sorted().toList() + "."));
-            }
-            KeyExpression key = null;
-            try {
-                key = new KeyExpression((rule.getKey() == null || rule.getKey().isBlank()) ? null
-                        : parser.parse(rule.getKey(), HttpRule.KEY_VARIABLES), prefix,
-                        properties.getEmptyKey() == EmptyKey.ALLOW);
-            }
-            catch (InvalidExpressionException ex) {
-                problems.add(new Problem(prefix + ".key", "key expression " + ex.getMessage(),
-                        "Write the key over #request and #principal, for example #request.remoteAddr."));
-            }
-            if (problems.size() == before) {
-                rules.add(new HttpRule(rule.getLimit(), path, methods, key));
-            }
-        }
-        if (!problems.isEmpty()) {
-            throw new InvalidLimiterConfigurationException(problems);
-        }
-        return rules;
     }
 
 }

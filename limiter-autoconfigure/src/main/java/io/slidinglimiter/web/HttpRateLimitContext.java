@@ -1,6 +1,5 @@
 package io.slidinglimiter.web;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -10,9 +9,7 @@ import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
-import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Decisions;
-import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
@@ -20,7 +17,7 @@ import io.slidinglimiter.core.LimitRequest;
  * the decisions taken so far (URL rules, then annotations) for the RateLimit headers. Created by
  * {@link RateLimitFilter} for each request.
  */
-public final class HttpRateLimitContext {
+public final class HttpRateLimitContext implements WebCall {
 
     static final String ATTRIBUTE = HttpRateLimitContext.class.getName();
 
@@ -30,9 +27,7 @@ public final class HttpRateLimitContext {
 
     private final boolean headersOnAllowed;
 
-    private final List<LimitDefinition> limits = new ArrayList<>(2);
-
-    private final List<Decision> decisions = new ArrayList<>(2);
+    private final AppliedLimits applied = new AppliedLimits();
 
     HttpRateLimitContext(HttpServletRequest request, HttpServletResponse response, boolean headersOnAllowed) {
         this.request = request;
@@ -57,14 +52,19 @@ public final class HttpRateLimitContext {
         return new HttpRateLimitContext(servlet.getRequest(), null, false);
     }
 
-    /** @return the current request */
+    @Override
     public HttpServletRequest request() {
         return this.request;
     }
 
-    /** @return the authenticated principal, or null */
+    @Override
     public Object principal() {
         return this.request.getUserPrincipal();
+    }
+
+    @Override
+    public String clientAddress() {
+        return this.request.getRemoteAddr();
     }
 
     /**
@@ -73,19 +73,9 @@ public final class HttpRateLimitContext {
      * @param requests the limits asked
      * @param decisions their decisions
      */
+    @Override
     public void record(List<LimitRequest> requests, Decisions decisions) {
-        for (int i = 0; i < requests.size(); i++) {
-            LimitDefinition limit = requests.get(i).limit();
-            int existing = indexOf(limit.name());
-            if (existing >= 0) {
-                this.limits.set(existing, limit);
-                this.decisions.set(existing, decisions.get(i));
-            }
-            else {
-                this.limits.add(limit);
-                this.decisions.add(decisions.get(i));
-            }
-        }
+        this.applied.record(requests, decisions);
         if (this.headersOnAllowed && decisions.allowed()) {
             writeHeaders();
         }
@@ -93,22 +83,15 @@ public final class HttpRateLimitContext {
 
     /** Writes the RateLimit headers of every limit that applied, whatever the setting: for 429s. */
     void writeHeaders() {
-        if (this.response != null && !this.limits.isEmpty() && !this.response.isCommitted()) {
-            RateLimitHeaders.write(this.response, this.limits, this.decisions);
+        String[] values = this.applied.headerValues();
+        if (this.response != null && values != null && !this.response.isCommitted()) {
+            this.response.setHeader(RateLimitHeaders.POLICY, values[0]);
+            this.response.setHeader(RateLimitHeaders.RATE_LIMIT, values[1]);
         }
     }
 
     boolean isFiltered() {
         return this.response != null;
-    }
-
-    private int indexOf(String name) {
-        for (int i = 0; i < this.limits.size(); i++) {
-            if (this.limits.get(i).name().equals(name)) {
-                return i;
-            }
-        }
-        return -1;
     }
 
 }

@@ -16,12 +16,12 @@ import io.slidinglimiter.expression.KeyExpression;
  * @param limitName the limit's name, under {@code limiter.limits}
  * @param path the path pattern
  * @param methods upper-case HTTP methods; empty for all
- * @param key the counter key over {@code #request} and {@code #principal}
+ * @param key the counter key over {@code #request}, {@code #principal} and {@code #clientAddress}
  */
 public record HttpRule(String limitName, PathPattern path, Set<String> methods, KeyExpression key) {
 
     /** The variables a rule's key may use. */
-    public static final Set<String> KEY_VARIABLES = Set.of("request", "principal");
+    public static final Set<String> KEY_VARIABLES = Set.of("request", "principal", "clientAddress");
 
     public HttpRule {
         if (methods.contains("GET") && !methods.contains("HEAD")) {

@@ -1,6 +1,7 @@
 package io.slidinglimiter.web;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -16,26 +17,24 @@ import io.slidinglimiter.RateLimitExceededException;
 public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
 
     /** The problem type of the IETF RateLimit headers draft. */
-    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    public static final String QUOTA_EXCEEDED = Rejection.QUOTA_EXCEEDED;
 
     @Override
     public void handle(HttpServletRequest request, HttpServletResponse response, RateLimitExceededException exception)
             throws IOException {
-        if (exception.isMissingKey()) {
-            response.setStatus(400);
-            ProblemJson.write(response, 400, "Bad Request", "about:blank", exception.getMessage(),
-                    ",\"violated-policies\":[" + ProblemJson.quote(exception.getLimitName()) + "]");
-            return;
+        write(response, Rejection.of(exception));
+    }
+
+    static void write(HttpServletResponse response, Rejection rejection) throws IOException {
+        response.setStatus(rejection.status());
+        if (rejection.retryAfterSeconds() >= 0) {
+            response.setHeader("Retry-After", Long.toString(rejection.retryAfterSeconds()));
         }
-        long retryAfterSeconds = exception.getRetryAfterSeconds();
-        response.setStatus(429);
-        response.setHeader("Retry-After", Long.toString(retryAfterSeconds));
-        StringBuilder violated = new StringBuilder();
-        for (String name : exception.getViolatedLimits()) {
-            violated.append((violated.length() > 0) ? "," : "").append(ProblemJson.quote(name));
-        }
-        ProblemJson.write(response, 429, "Too Many Requests", QUOTA_EXCEEDED, exception.getMessage(),
-                ",\"violated-policies\":[" + violated + "],\"retryAfter\":" + retryAfterSeconds);
+        byte[] bytes = rejection.body().getBytes(StandardCharsets.UTF_8);
+        response.setContentType(Rejection.CONTENT_TYPE);
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
     }
 
 }

@@ -1,10 +1,5 @@
 package io.slidinglimiter.web;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-
-import jakarta.servlet.http.HttpServletResponse;
-
 /**
  * An RFC 9457 problem body, written without a JSON library: the values are few and known.
  */
@@ -16,18 +11,13 @@ final class ProblemJson {
     }
 
     /**
-     * Writes a problem. It has no {@code instance} member: the request path can hold the key.
+     * A problem's JSON. It has no {@code instance} member: the request path can hold the key.
      * @param extensions further members, each starting with a comma, already JSON
+     * @return the body
      */
-    static void write(HttpServletResponse response, int status, String title, String type, String detail,
-            String extensions) throws IOException {
-        String body = "{\"type\":" + quote(type) + ",\"title\":" + quote(title) + ",\"status\":" + status
+    static String body(int status, String title, String type, String detail, String extensions) {
+        return "{\"type\":" + quote(type) + ",\"title\":" + quote(title) + ",\"status\":" + status
                 + ",\"detail\":" + quote(detail) + extensions + "}";
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        response.setContentType(CONTENT_TYPE);
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
     }
 
     static String quote(String value) {

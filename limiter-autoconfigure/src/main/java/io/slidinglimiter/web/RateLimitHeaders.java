@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import jakarta.servlet.http.HttpServletResponse;
-
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.LimitDefinition;
 
@@ -34,7 +32,13 @@ final class RateLimitHeaders {
     private RateLimitHeaders() {
     }
 
-    static void write(HttpServletResponse response, List<LimitDefinition> limits, List<Decision> decisions) {
+    /**
+     * The two headers' values, one list item per limit.
+     * @param limits the limits that applied
+     * @param decisions their decisions
+     * @return {@code RateLimit-Policy}, then {@code RateLimit}
+     */
+    static String[] values(List<LimitDefinition> limits, List<Decision> decisions) {
         StringBuilder policy = new StringBuilder(32 * limits.size());
         StringBuilder rateLimit = new StringBuilder(32 * limits.size());
         for (int i = 0; i < limits.size(); i++) {
@@ -48,8 +52,7 @@ final class RateLimitHeaders {
             rateLimit.append(separator).append(item).append(";r=").append(decision.remaining()).append(";t=")
                     .append(ceilSeconds(untilFree));
         }
-        response.setHeader(POLICY, policy.toString());
-        response.setHeader(RATE_LIMIT, rateLimit.toString());
+        return new String[] { policy.toString(), rateLimit.toString() };
     }
 
     /** Whole seconds, rounded up, never 0: for windows. */

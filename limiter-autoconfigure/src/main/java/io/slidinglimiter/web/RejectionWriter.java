@@ -58,8 +58,7 @@ final class RejectionWriter {
             this.rejectionHandler.handle(request, response, denied);
         }
         else {
-            response.setStatus(400);
-            ProblemJson.write(response, 400, "Bad Request", "about:blank", cause.getMessage(), "");
+            ProblemDetailRejectionHandler.write(response, Rejection.of((InvalidCostException) cause));
         }
         return true;
     }

@@ -4,25 +4,21 @@ import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
- * The variables of a URL rule's key: {@code #request} and {@code #principal}; see
- * {@link HttpRule#KEY_VARIABLES}.
+ * The variables of a URL rule's key: {@code #request}, {@code #principal} and
+ * {@code #clientAddress}; see {@link HttpRule#KEY_VARIABLES}.
  */
 final class RequestCallContext extends CallEvaluationContext {
 
-    private final HttpRateLimitContext web;
+    private final WebCall web;
 
-    RequestCallContext(LimiterExpressionParser parser, HttpRateLimitContext web) {
+    RequestCallContext(LimiterExpressionParser parser, WebCall web) {
         super(parser);
         this.web = web;
     }
 
     @Override
     public Object lookupVariable(String name) {
-        return switch (name) {
-            case "request" -> this.web.request();
-            case "principal" -> this.web.principal();
-            default -> null;
-        };
+        return WebCall.variable(this.web, name);
     }
 
 }

@@ -36,7 +36,7 @@ class RateLimitedStartupValidationTests {
         assertFailure(UnknownParameter.class, (message) -> assertThat(message)
                 .contains(PREFIX + "$UnknownParameter.login(String)")
                 .contains("key expression '#usr' refers to #usr, which is not defined here; available: #args,"
-                        + " #method, #principal, #request, #username"));
+                        + " #clientAddress, #method, #principal, #request, #username"));
     }
 
     @Test

@@ -116,7 +116,7 @@ class LimiterPropertiesValidationTests {
                     .contains("names 'nope', which is not under limiter.limits");
             assertThat(analysis.getDescription()).contains("limiter.http.rules[1].path").contains("not a path pattern");
             assertThat(analysis.getDescription()).contains("limiter.http.rules[2].key")
-                    .contains("refers to #userId, which is not defined here; available: #principal, #request");
+                    .contains("refers to #userId, which is not defined here; available: #clientAddress, #principal, #request");
             assertThat(analysis.getDescription()).contains("limiter.http.rules[3].methods");
             assertThat(analysis.getDescription()).contains("limiter.http.rules[4].key").contains("is not valid SpEL");
         }, "limiter.limits.api.limit=5", "limiter.limits.api.window=1s",

@@ -1,8 +1,10 @@
 package io.slidinglimiter.autoconfigure;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -14,14 +16,17 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.web.ReactiveRateLimitFilter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Limits are never silently off: where the starter cannot apply them (a reactive web application,
- * URL rules without the servlet stack, a method whose result is deferred), the start fails and
- * says why and what to do.
+ * Limits are never silently off: where the starter cannot apply them (a plain-valued method in a
+ * reactive web application, URL rules outside a web application, a method whose result is deferred
+ * in a way the aspect cannot follow), the start fails and says why and what to do.
  */
 class UnsupportedStackTests {
 
@@ -32,20 +37,35 @@ class UnsupportedStackTests {
             "limiter.http.rules[0].limit=api", "limiter.http.rules[0].path=/api/**" };
 
     @Test
-    void anAnnotatedMethodInAReactiveWebApplicationFailsTheStart() {
+    void aMethodReturningAPlainValueInAReactiveWebApplicationFailsTheStart() {
         FailureAnalysisAccess.assertStartFails(new ReactiveWebApplicationContextRunner().withConfiguration(LIMITER)
                 .withUserConfiguration(PlainService.class), (description) -> assertThat(description)
                         .contains("@RateLimited on " + UnsupportedStackTests.class.getName() + "$Service.hello()")
-                        .contains("this is a reactive (WebFlux) web application, where a denial would reach the"
-                                + " client as a 500"));
+                        .contains("this is a reactive (WebFlux) web application and the method returns a plain value"));
     }
 
     @Test
-    void urlRulesInAReactiveWebApplicationFailTheStart() {
-        FailureAnalysisAccess.assertStartFails(new ReactiveWebApplicationContextRunner().withConfiguration(LIMITER)
-                .withPropertyValues(RULE), (description) -> assertThat(description)
-                        .contains("limiter.http.rules\n        are set, but this application is a reactive (WebFlux) web"
-                                + " application, so no URL rule would ever apply"));
+    void urlRulesAndReactiveMethodsInAReactiveWebApplicationStart() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(LIMITER)
+                .withConfiguration(AutoConfigurations.of(LimiterReactiveWebAutoConfiguration.class))
+                .withUserConfiguration(ReactiveService.class).withPropertyValues(RULE)
+                .run((context) -> assertThat(context).hasNotFailed().hasSingleBean(ReactiveRateLimitFilter.class));
+    }
+
+    @Test
+    void outsideAWebRequestAMonoIsDecidedWhenSubscribedTo() {
+        new ApplicationContextRunner().withConfiguration(LIMITER).withUserConfiguration(ReactiveService.class)
+                .run((context) -> {
+                    Greeter greeter = context.getBean(Greeter.class);
+                    Mono<String> never = greeter.greet();
+                    for (int i = 0; i < 5; i++) {
+                        greeter.greet();
+                    }
+                    assertThat(greeter.greet().block()).isEqualTo("hi");
+                    assertThat(never.block()).as("built first, subscribed second").isEqualTo("hi");
+                    assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> never.block());
+                    assertThat(greeter.greetings()).isEqualTo(2);
+                });
     }
 
     @Test
@@ -62,14 +82,15 @@ class UnsupportedStackTests {
     }
 
     @Test
-    void aMethodWhoseResultIsDeferredFailsTheStartNamingIt() {
+    void aMethodWhoseResultIsDeferredOtherwiseFailsTheStartNamingIt() {
         FailureAnalysisAccess.assertStartFails(new ApplicationContextRunner().withConfiguration(LIMITER)
                 .withUserConfiguration(DeferredResults.class), (description) -> assertThat(description)
-                        .contains("$DeferredResults$1.mono()\n        the method returns a Publisher (Mono, Flux)")
-                        .contains("$DeferredResults$1.flux()\n        the method returns a Publisher (Mono, Flux)")
+                        .contains("$DeferredResults$1.publisher()\n        the method returns a Publisher other than"
+                                + " a Mono or a Flux")
                         .contains("$DeferredResults$1.future()\n        the method returns a CompletionStage")
                         .contains("so the limit would be decided when the result is built, not when its work"
-                                + " runs"));
+                                + " runs")
+                        .doesNotContain("mono()"));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -92,6 +113,34 @@ class UnsupportedStackTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    static class ReactiveService {
+
+        @Bean
+        Greeter greeter() {
+            return new Greeter();
+        }
+
+    }
+
+    static class Greeter {
+
+        private final AtomicInteger greetings = new AtomicInteger();
+
+        @RateLimited(limit = 2, window = "1m")
+        public Mono<String> greet() {
+            return Mono.fromSupplier(() -> {
+                this.greetings.incrementAndGet();
+                return "hi";
+            });
+        }
+
+        int greetings() {
+            return this.greetings.get();
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
     static class DeferredResults {
 
         @Bean
@@ -104,7 +153,7 @@ class UnsupportedStackTests {
                 }
 
                 @RateLimited(limit = 5, window = "1m")
-                public Flux<String> flux() {
+                public Publisher<String> publisher() {
                     return Flux.just("a");
                 }
 

@@ -53,6 +53,15 @@ public interface RateLimitBackend extends AutoCloseable {
     void reset(LimitDefinition limit, String key);
 
     /**
+     * Whether a decision may wait for I/O (a network round trip): reactive callers then decide on a
+     * thread that may block, never on an event loop. True unless the backend says otherwise.
+     * @return whether decisions may block the calling thread
+     */
+    default boolean mayBlock() {
+        return true;
+    }
+
+    /**
      * Releases what the backend holds (its clock's thread, connections it opened itself); the
      * application context calls it when it closes. Nothing by default.
      */

@@ -111,6 +111,11 @@ public class RoutingBackend implements RateLimitBackend {
     }
 
     @Override
+    public boolean mayBlock() {
+        return this.order.stream().anyMatch(RateLimitBackend::mayBlock);
+    }
+
+    @Override
     public void close() {
         this.order.forEach(RateLimitBackend::close);
     }

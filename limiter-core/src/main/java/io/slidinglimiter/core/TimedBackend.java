@@ -68,6 +68,11 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public boolean mayBlock() {
+        return this.delegate.mayBlock();
+    }
+
+    @Override
     public void close() {
         this.delegate.close();
     }

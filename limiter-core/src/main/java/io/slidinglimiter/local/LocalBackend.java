@@ -212,6 +212,12 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     /** Stops using the clock: the ticking clock's thread ends when no backend uses it. */
+    /** Never: decisions are made in memory, without a lock held across I/O. */
+    @Override
+    public boolean mayBlock() {
+        return false;
+    }
+
     @Override
     public void close() {
         this.clockRegistration.close();

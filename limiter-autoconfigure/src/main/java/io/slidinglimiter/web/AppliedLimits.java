@@ -1,0 +1,50 @@
+package io.slidinglimiter.web;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+
+/**
+ * The limits that applied to one request so far, each with its latest decision, for the RateLimit
+ * headers. A reactive request may record from several threads, one after the other.
+ */
+final class AppliedLimits {
+
+    private final List<LimitDefinition> limits = new ArrayList<>(2);
+
+    private final List<Decision> decisions = new ArrayList<>(2);
+
+    synchronized void record(List<LimitRequest> requests, Decisions decided) {
+        for (int i = 0; i < requests.size(); i++) {
+            LimitDefinition limit = requests.get(i).limit();
+            int existing = indexOf(limit.name());
+            if (existing >= 0) {
+                this.limits.set(existing, limit);
+                this.decisions.set(existing, decided.get(i));
+            }
+            else {
+                this.limits.add(limit);
+                this.decisions.add(decided.get(i));
+            }
+        }
+    }
+
+    /** @return {@code RateLimit-Policy} then {@code RateLimit}, or null when no limit applied */
+    synchronized String[] headerValues() {
+        return this.limits.isEmpty() ? null : RateLimitHeaders.values(this.limits, this.decisions);
+    }
+
+    private int indexOf(String name) {
+        for (int i = 0; i < this.limits.size(); i++) {
+            if (this.limits.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+}

@@ -1,0 +1,92 @@
+package io.slidinglimiter.web;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+import reactor.util.context.ContextView;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.server.ServerWebExchange;
+
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitRequest;
+
+/**
+ * What the limiter knows of a WebFlux request: its request and principal for expressions, the
+ * decisions taken so far (URL rules, then annotated methods) for the RateLimit headers, and the
+ * rejection to answer with. Created by {@link ReactiveRateLimitFilter} for each request and put in
+ * the Reactor context of the rest of the chain, where annotated methods returning {@code Mono} or
+ * {@code Flux} find it when they are subscribed to.
+ */
+public final class ReactiveRateLimitContext implements WebCall {
+
+    private final ServerWebExchange exchange;
+
+    private final Object principal;
+
+    private final AppliedLimits applied = new AppliedLimits();
+
+    private volatile RuntimeException rejection;
+
+    ReactiveRateLimitContext(ServerWebExchange exchange, Object principal) {
+        this.exchange = exchange;
+        this.principal = principal;
+    }
+
+    /**
+     * The context of the request a reactive pipeline serves.
+     * @param context the pipeline's Reactor context
+     * @return the request's context, or null outside a request (or without the filter)
+     */
+    public static ReactiveRateLimitContext of(ContextView context) {
+        return context.getOrDefault(ReactiveRateLimitContext.class, null);
+    }
+
+    @Override
+    public ServerHttpRequest request() {
+        return this.exchange.getRequest();
+    }
+
+    @Override
+    public Object principal() {
+        return this.principal;
+    }
+
+    @Override
+    public String clientAddress() {
+        InetSocketAddress remote = this.exchange.getRequest().getRemoteAddress();
+        if (remote == null) {
+            return null;
+        }
+        return (remote.getAddress() != null) ? remote.getAddress().getHostAddress() : remote.getHostString();
+    }
+
+    @Override
+    public void record(List<LimitRequest> requests, Decisions decisions) {
+        this.applied.record(requests, decisions);
+    }
+
+    /**
+     * Marks the request rejected: whatever the application's exception handlers write instead is
+     * dropped, and the filter answers with the rejection.
+     * @param rejection a {@code RateLimitExceededException} or an {@code InvalidCostException}
+     */
+    public void reject(RuntimeException rejection) {
+        this.rejection = rejection;
+    }
+
+    RuntimeException rejection() {
+        return this.rejection;
+    }
+
+    /** Sets the RateLimit headers of every limit that applied so far, if any did. */
+    void writeHeaders(HttpHeaders headers) {
+        String[] values = this.applied.headerValues();
+        if (values != null) {
+            headers.set(RateLimitHeaders.POLICY, values[0]);
+            headers.set(RateLimitHeaders.RATE_LIMIT, values[1]);
+        }
+    }
+
+}

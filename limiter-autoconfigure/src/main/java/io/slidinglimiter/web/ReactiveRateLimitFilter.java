@@ -1,0 +1,237 @@
+package io.slidinglimiter.web;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+import io.slidinglimiter.InvalidCostException;
+import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.expression.LimiterExpressionParser;
+
+/**
+ * Where every rejection of a WebFlux request becomes a response, as {@link RateLimitFilter} does in
+ * a servlet application: applies the URL rules before the rest of the chain (a denied request
+ * reaches no handler), puts the request's {@link ReactiveRateLimitContext} in the Reactor context
+ * of the chain, and answers a {@link RateLimitExceededException} from a {@code @RateLimited}
+ * method with 429, headers and a problem body. What the application's {@code @ExceptionHandler}s
+ * write for a rejection is dropped, so none can turn it into another status.
+ * <p>
+ * Decisions that may wait for Redis are made on Reactor's bounded elastic scheduler, never on an
+ * event loop. Ordered after Spring Security's {@code WebFilterChainProxy}, so that keys can use the
+ * authenticated principal.
+ */
+public class ReactiveRateLimitFilter implements WebFilter, Ordered {
+
+    private static final Log logger = LogFactory.getLog(ReactiveRateLimitFilter.class);
+
+    private static final MediaType PROBLEM_JSON = MediaType.parseMediaType(Rejection.CONTENT_TYPE);
+
+    private final List<HttpRule> rules;
+
+    private final RateLimiters rateLimiters;
+
+    private final LimiterExpressionParser parser;
+
+    private final boolean headersOnAllowed;
+
+    private final int order;
+
+    /**
+     * Creates the filter.
+     * @param rules the URL rules, in order
+     * @param rateLimiters decides
+     * @param parser the parser the rules' keys came from
+     * @param headersOnAllowed whether allowed responses carry the RateLimit headers
+     * @param order the filter's order
+     */
+    public ReactiveRateLimitFilter(List<HttpRule> rules, RateLimiters rateLimiters, LimiterExpressionParser parser,
+            boolean headersOnAllowed, int order) {
+        this.rules = List.copyOf(rules);
+        this.rateLimiters = rateLimiters;
+        this.parser = parser;
+        this.headersOnAllowed = headersOnAllowed;
+        this.order = order;
+    }
+
+    @Override
+    public int getOrder() {
+        return this.order;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        return exchange.getPrincipal().map(Optional::<Object>of).defaultIfEmpty(Optional.empty())
+                .flatMap((principal) -> filter(exchange, chain, new ReactiveRateLimitContext(exchange,
+                        principal.orElse(null))));
+    }
+
+    private Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain, ReactiveRateLimitContext context) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (this.headersOnAllowed) {
+            response.beforeCommit(() -> {
+                if (context.rejection() == null) {
+                    context.writeHeaders(response.getHeaders());
+                }
+                return Mono.empty();
+            });
+        }
+        ServerWebExchange limited = exchange.mutate().response(new RejectingResponse(response, context)).build();
+        return applyRules(context, exchange)
+                .then(Mono.defer(() -> chain.filter(limited)))
+                .onErrorResume((failure) -> limiterFailure(failure) != null, (failure) -> {
+                    context.reject(limiterFailure(failure));
+                    return Mono.empty();
+                })
+                .then(Mono.defer(() -> (context.rejection() != null) ? reject(exchange, context) : Mono.empty()))
+                .contextWrite((reactorContext) -> reactorContext.put(ReactiveRateLimitContext.class, context));
+    }
+
+    /** Decides the rules that match, all-or-nothing; fails with the rejection when they deny the request. */
+    private Mono<Void> applyRules(ReactiveRateLimitContext context, ServerWebExchange exchange) {
+        return this.rules.isEmpty() ? Mono.empty() : Mono.defer(() -> decideRules(context, exchange));
+    }
+
+    private Mono<Void> decideRules(ReactiveRateLimitContext context, ServerWebExchange exchange) {
+        PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
+        String method = exchange.getRequest().getMethod().name();
+        List<LimitRequest> requests = null;
+        RequestCallContext variables = null;
+        for (HttpRule rule : this.rules) {
+            if (!rule.matches(method, path)) {
+                continue;
+            }
+            variables = (variables != null) ? variables : new RequestCallContext(this.parser, context);
+            LimitDefinition limit = this.rateLimiters.definition(rule.limitName());
+            String key = rule.key().keyFor(limit, variables);
+            if (key == null) {
+                continue;
+            }
+            requests = (requests != null) ? requests : new ArrayList<>(2);
+            if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
+                requests.add(new LimitRequest(limit, key, 1));
+            }
+        }
+        if (requests == null) {
+            return Mono.empty();
+        }
+        List<LimitRequest> asked = requests;
+        return decide(this.rateLimiters, asked).flatMap((decisions) -> {
+            context.record(asked, decisions);
+            return decisions.allowed() ? Mono.empty() : Mono.error(RateLimitExceededException.of(asked, decisions));
+        });
+    }
+
+    /**
+     * Decides, on the calling thread when the backend never blocks, else on a thread that may.
+     * @param rateLimiters decides
+     * @param requests the limits asked
+     * @return the decisions, when they are made
+     */
+    public static Mono<Decisions> decide(RateLimiters rateLimiters, List<LimitRequest> requests) {
+        Mono<Decisions> decisions = Mono.fromCallable(() -> rateLimiters.tryAcquireAll(requests));
+        return rateLimiters.mayBlock() ? decisions.subscribeOn(Schedulers.boundedElastic()) : decisions;
+    }
+
+    /** Answers with the rejection, through the response the application's handlers could not write to. */
+    private static Mono<Void> reject(ServerWebExchange exchange, ReactiveRateLimitContext context) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (response.isCommitted()) {
+            return Mono.empty();
+        }
+        RuntimeException cause = context.rejection();
+        Rejection rejection;
+        if (cause instanceof RateLimitExceededException denied) {
+            if (logger.isDebugEnabled()) {
+                logger.debug("Denied " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+                        + ": limit '" + denied.getLimitName() + "'");
+            }
+            rejection = Rejection.of(denied);
+        }
+        else {
+            rejection = Rejection.of((InvalidCostException) cause);
+        }
+        HttpHeaders headers = response.getHeaders();
+        response.setStatusCode(HttpStatusCode.valueOf(rejection.status()));
+        context.writeHeaders(headers);
+        if (rejection.retryAfterSeconds() >= 0) {
+            headers.set(HttpHeaders.RETRY_AFTER, Long.toString(rejection.retryAfterSeconds()));
+        }
+        byte[] body = rejection.body().getBytes(StandardCharsets.UTF_8);
+        headers.setContentType(PROBLEM_JSON);
+        headers.setContentLength(body.length);
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+    }
+
+    /** The limiter exception in a failure's cause chain, or null. */
+    private static RuntimeException limiterFailure(Throwable failure) {
+        return RejectionWriter.limiterFailure(failure);
+    }
+
+    /**
+     * The response the rest of the chain writes to: once the request is rejected, what the
+     * application writes (an exception handler's answer to the rejection) is dropped, so that the
+     * filter answers instead.
+     */
+    private static final class RejectingResponse extends ServerHttpResponseDecorator {
+
+        private final ReactiveRateLimitContext context;
+
+        RejectingResponse(ServerHttpResponse delegate, ReactiveRateLimitContext context) {
+            super(delegate);
+            this.context = context;
+        }
+
+        @Override
+        public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+            if (this.context.rejection() != null) {
+                return Flux.from(body).doOnNext(DataBufferUtils::release).then();
+            }
+            return super.writeWith(body);
+        }
+
+        @Override
+        public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
+            if (this.context.rejection() != null) {
+                return Flux.from(body).flatMap(Flux::from).doOnNext(DataBufferUtils::release).then();
+            }
+            return super.writeAndFlushWith(body);
+        }
+
+        @Override
+        public Mono<Void> setComplete() {
+            return (this.context.rejection() != null) ? Mono.empty() : super.setComplete();
+        }
+
+        @Override
+        public boolean setStatusCode(HttpStatusCode status) {
+            return (this.context.rejection() != null) ? false : super.setStatusCode(status);
+        }
+
+    }
+
+}

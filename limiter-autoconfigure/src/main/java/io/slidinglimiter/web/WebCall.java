@@ -1,0 +1,49 @@
+package io.slidinglimiter.web;
+
+import java.util.List;
+
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitRequest;
+
+/**
+ * The web request a limited call serves, in either stack: what expressions see of it
+ * ({@code #request}, {@code #principal}, {@code #clientAddress}), and where its decisions are
+ * recorded for the RateLimit headers.
+ */
+public interface WebCall {
+
+    /** @return the request: an {@code HttpServletRequest}, or in WebFlux a {@code ServerHttpRequest} */
+    Object request();
+
+    /** @return the authenticated principal, or null */
+    Object principal();
+
+    /** @return the client's IP address ({@code getRemoteAddr()} and its WebFlux equivalent), or null */
+    String clientAddress();
+
+    /**
+     * Records decisions taken for this request, for the RateLimit headers.
+     * @param requests the limits asked
+     * @param decisions their decisions
+     */
+    void record(List<LimitRequest> requests, Decisions decisions);
+
+    /**
+     * The value of a web variable of an expression.
+     * @param call the request, or null outside one
+     * @param name the variable's name
+     * @return its value; null outside a request, or for another name
+     */
+    static Object variable(WebCall call, String name) {
+        if (call == null) {
+            return null;
+        }
+        return switch (name) {
+            case "request" -> call.request();
+            case "principal" -> call.principal();
+            case "clientAddress" -> call.clientAddress();
+            default -> null;
+        };
+    }
+
+}

@@ -1,0 +1,130 @@
+package io.slidinglimiter.web.reactive;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import io.slidinglimiter.web.ReactiveRateLimitFilter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The servlet stack's web tests, run again on WebFlux: a real Reactor Netty server, spoken to over
+ * real HTTP by a {@link WebTestClient} bound to it. Each test uses its own limits or keys, since
+ * the application (and its counters) is shared by the class.
+ */
+@SpringBootTest(classes = ReactiveTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = { "spring.main.web-application-type=reactive", "limiter.limits.ruled.limit=2",
+                "limiter.limits.ruled.window=1m", "limiter.http.rules[0].limit=ruled",
+                "limiter.http.rules[0].path=/ruled/**", "limiter.http.rules[0].methods=GET",
+                "limiter.http.rules[0].key=#clientAddress" })
+class ReactiveRateLimitWebIntegrationTests {
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private ReactiveTestApplication.Quotes quotes;
+
+    @Autowired
+    private ReactiveRateLimitFilter filter;
+
+    private WebTestClient client;
+
+    @BeforeEach
+    void bindToTheRunningServer() {
+        this.client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port)
+                .responseTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Test
+    void overTheLimitIs429WithRetryAfterTheHeadersAndAProblemBodyWhateverTheCatchAllHandlerSays() {
+        get("/hello/secret-key-42").expectStatus().isOk().expectBody(String.class).isEqualTo("hello secret-key-42");
+        get("/hello/secret-key-42").expectStatus().isOk()
+                .expectHeader().valueEquals("RateLimit-Policy", "\"hello\";q=2;w=60")
+                .expectHeader().valueEquals("RateLimit", "\"hello\";r=0;t=60");
+        EntityExchangeResult<String> denied = get("/hello/secret-key-42").expectStatus().isEqualTo(429)
+                .expectHeader().valueEquals("Retry-After", "60")
+                .expectHeader().valueEquals("RateLimit-Policy", "\"hello\";q=2;w=60")
+                .expectHeader().valueEquals("RateLimit", "\"hello\";r=0;t=60")
+                .expectHeader().contentTypeCompatibleWith("application/problem+json")
+                .expectBody(String.class).returnResult();
+        assertThat(denied.getResponseBody())
+                .contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"")
+                .contains("\"title\":\"Too Many Requests\"").contains("\"status\":429")
+                .contains("\"violated-policies\":[\"hello\"]").contains("\"retryAfter\":60")
+                .doesNotContain("caught by the application").doesNotContain("secret-key-42");
+        assertThat(denied.getResponseHeaders().toString()).doesNotContain("secret-key-42");
+    }
+
+    @Test
+    void aFluxIsLimitedToo() {
+        get("/stream").expectStatus().isOk().expectBody(String.class).isEqualTo("abc");
+        get("/stream").expectStatus().isEqualTo(429).expectHeader().valueEquals("RateLimit", "\"stream\";r=0;t=60");
+    }
+
+    @Test
+    void urlRulesRejectBeforeAnyHandlerAndGetRulesCoverHead() {
+        get("/ruled/1").expectStatus().isOk();
+        this.client.head().uri("/ruled/2").exchange().expectStatus().isOk();
+        get("/ruled/3").expectStatus().isEqualTo(429).expectHeader().valueEquals("RateLimit-Policy",
+                "\"ruled\";q=2;w=60");
+    }
+
+    @Test
+    void keysSeeThePrincipalAndTheRequest() {
+        this.client.get().uri("/who").headers((headers) -> headers.setBasicAuth("alice", "pw")).exchange()
+                .expectStatus().isOk();
+        this.client.get().uri("/who").headers((headers) -> headers.setBasicAuth("bob", "pw")).exchange()
+                .expectStatus().isOk();
+        this.client.get().uri("/who").headers((headers) -> headers.setBasicAuth("alice", "pw")).exchange()
+                .expectStatus().isEqualTo(429);
+        get("/address").expectStatus().isOk().expectHeader().valueEquals("RateLimit", "\"address\";r=4;t=60");
+    }
+
+    @Test
+    void aMissingKeyIs400WithoutRetryAfter() {
+        get("/who").expectStatus().isBadRequest().expectHeader().doesNotExist("Retry-After")
+                .expectHeader().contentTypeCompatibleWith("application/problem+json");
+    }
+
+    @Test
+    void severalLimitsAreAllOrNothing() {
+        for (String user : new String[] { "ann", "ann", "ann" }) {
+            get("/both/" + user).expectStatus().isOk();
+        }
+        get("/both/ann").expectStatus().isEqualTo(429);
+        get("/both/ben").expectStatus().isOk();
+        get("/both/ben").expectStatus().isEqualTo(429).expectHeader()
+                .valueEquals("RateLimit-Policy", "\"per-user\";q=3;w=60, \"global\";q=4;w=60");
+    }
+
+    @Test
+    void aMonoBuiltAndNeverSubscribedToConsumesNothingAndEachSubscriptionIsDecided() {
+        for (int i = 0; i < 5; i++) {
+            this.quotes.quote();
+        }
+        assertThat(this.quotes.served()).isZero();
+        get("/quote").expectStatus().isOk().expectBody(String.class).isEqualTo("quote 1");
+        get("/quote").expectStatus().isOk();
+        get("/quote").expectStatus().isEqualTo(429);
+        assertThat(this.quotes.served()).as("the method's work runs only when admitted").isEqualTo(2);
+    }
+
+    @Test
+    void theFilterRunsAfterSpringSecurity() {
+        assertThat(this.filter.getOrder()).isEqualTo(-90);
+    }
+
+    private WebTestClient.ResponseSpec get(String path) {
+        return this.client.get().uri(path).exchange();
+    }
+
+}
