@@ -57,6 +57,8 @@ public class LimiterProperties {
 
     private final Http http = new Http();
 
+    private final Gateway gateway = new Gateway();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -115,6 +117,10 @@ public class LimiterProperties {
 
     public Http getHttp() {
         return this.http;
+    }
+
+    public Gateway getGateway() {
+        return this.gateway;
     }
 
     /** Where counters live. */
@@ -328,6 +334,25 @@ public class LimiterProperties {
 
     }
 
+    /** Spring Cloud Gateway routes that use the {@code slidingWindowRateLimiter} bean. */
+    public static class Gateway {
+
+        /**
+         * The limit each route is decided by, by route id, when it is not the limit of the route's
+         * own id (limiter.limits.<routeId>).
+         */
+        private Map<String, String> routes = new LinkedHashMap<>();
+
+        public Map<String, String> getRoutes() {
+            return this.routes;
+        }
+
+        public void setRoutes(Map<String, String> routes) {
+            this.routes = routes;
+        }
+
+    }
+
     /** HTTP behaviour. */
     public static class Http {
 
@@ -338,9 +363,9 @@ public class LimiterProperties {
         private boolean headers = true;
 
         /**
-         * Order of the rate-limit servlet filter. The default, -90, runs just after Spring Security's
-         * filter chain (-100), so keys can use the authenticated principal; set it below -100 to
-         * count requests before security runs (failed logins included).
+         * Order of the rate-limit servlet filter (or WebFlux WebFilter). The default, -90, runs just
+         * after Spring Security's filter chain (-100), so keys can use the authenticated principal;
+         * set it below -100 to count requests before security runs (failed logins included).
          */
         private int filterOrder = -90;
 

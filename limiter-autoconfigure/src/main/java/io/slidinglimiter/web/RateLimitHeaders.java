@@ -20,11 +20,13 @@ import io.slidinglimiter.core.LimitDefinition;
  * fits (so {@code Retry-After} never points earlier); otherwise the time until the whole quota is
  * back.
  */
-final class RateLimitHeaders {
+public final class RateLimitHeaders {
 
-    static final String POLICY = "RateLimit-Policy";
+    /** The policy field's name. */
+    public static final String POLICY = "RateLimit-Policy";
 
-    static final String RATE_LIMIT = "RateLimit";
+    /** The remaining-quota field's name. */
+    public static final String RATE_LIMIT = "RateLimit";
 
     /** Each limit's name as a Structured Field string, made once: names are few and fixed. */
     private static final Map<String, String> ITEMS = new ConcurrentHashMap<>();
@@ -38,7 +40,7 @@ final class RateLimitHeaders {
      * @param decisions their decisions
      * @return {@code RateLimit-Policy}, then {@code RateLimit}
      */
-    static String[] values(List<LimitDefinition> limits, List<Decision> decisions) {
+    public static String[] values(List<LimitDefinition> limits, List<Decision> decisions) {
         StringBuilder policy = new StringBuilder(32 * limits.size());
         StringBuilder rateLimit = new StringBuilder(32 * limits.size());
         for (int i = 0; i < limits.size(); i++) {

@@ -1,0 +1,88 @@
+package io.slidinglimiter.gateway;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import reactor.core.publisher.Mono;
+
+import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
+import org.springframework.http.HttpHeaders;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.web.RateLimitHeaders;
+import io.slidinglimiter.web.ReactiveRateLimitFilter;
+
+/**
+ * Spring Cloud Gateway's {@link RateLimiter}, deciding by Sliding Limiter: a route that uses it
+ * with the standard {@code RequestRateLimiter} filter
+ * ({@code rate-limiter: "#{@slidingWindowRateLimiter}"}) is limited by
+ * {@code limiter.limits.<routeId>}, or by the limit that {@code limiter.gateway.routes.<routeId>}
+ * names, keyed by the route's {@code KeyResolver}, on whichever backend that limit uses (in memory,
+ * or shared through Redis, decided off the event loop). Allowed and denied responses carry the
+ * {@code RateLimit-Policy} and {@code RateLimit} headers; denied ones {@code Retry-After} too.
+ * It has no per-route configuration of its own: limits live in {@code limiter.limits}.
+ */
+public class SlidingWindowRateLimiter implements RateLimiter<Object> {
+
+    private final RateLimiters rateLimiters;
+
+    private final Map<String, String> limitsByRoute;
+
+    /**
+     * Creates the rate limiter.
+     * @param rateLimiters decides
+     * @param limitsByRoute the limit of each route whose limit is not named by its id
+     */
+    public SlidingWindowRateLimiter(RateLimiters rateLimiters, Map<String, String> limitsByRoute) {
+        this.rateLimiters = rateLimiters;
+        this.limitsByRoute = Map.copyOf(limitsByRoute);
+    }
+
+    @Override
+    public Mono<Response> isAllowed(String routeId, String id) {
+        String limitName = this.limitsByRoute.getOrDefault(routeId, routeId);
+        LimitDefinition limit;
+        try {
+            limit = this.rateLimiters.definition(limitName);
+        }
+        catch (IllegalArgumentException ex) {
+            return Mono.error(new IllegalStateException("Route '" + routeId + "' uses slidingWindowRateLimiter, but"
+                    + " no limit '" + limitName + "' is defined: define limiter.limits." + limitName
+                    + ", or name another limit in limiter.gateway.routes." + routeId, ex));
+        }
+        List<LimitRequest> requests = List.of(new LimitRequest(limit, id, 1));
+        return ReactiveRateLimitFilter.decide(this.rateLimiters, requests).map((decisions) -> {
+            Decision decision = decisions.get(0);
+            String[] values = RateLimitHeaders.values(List.of(limit), List.of(decision));
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put(RateLimitHeaders.POLICY, values[0]);
+            headers.put(RateLimitHeaders.RATE_LIMIT, values[1]);
+            if (!decision.allowed()) {
+                headers.put(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitExceededException
+                        .of(requests, decisions).getRetryAfterSeconds()));
+            }
+            return new Response(decision.allowed(), headers);
+        });
+    }
+
+    @Override
+    public Map<String, Object> getConfig() {
+        return Map.of();
+    }
+
+    @Override
+    public Class<Object> getConfigClass() {
+        return Object.class;
+    }
+
+    @Override
+    public Object newConfig() {
+        return new Object();
+    }
+
+}
