@@ -64,6 +64,13 @@ class RateLimitWebIntegrationTests {
         assertThat(first.headers().firstValue("Retry-After")).isEmpty();
     }
 
+    /** SPEC §3: {@code #clientAddress} is the client's IP address, as in WebFlux. */
+    @Test
+    void keysCanUseTheClientAddress() throws Exception {
+        assertThat(get("/by-address").statusCode()).isEqualTo(200);
+        assertThat(get("/by-address").statusCode()).isEqualTo(429);
+    }
+
     @Test
     void retryAfterIsRoundedUpAndNeverZero() throws Exception {
         long now = this.time.currentTimeMillis();

@@ -64,6 +64,12 @@ class WebTestApplication {
             return Map.of("hello", name);
         }
 
+        @GetMapping("/by-address")
+        @RateLimited(name = "by-address", limit = 1, window = "1m", key = "#clientAddress")
+        String byAddress() {
+            return "ok";
+        }
+
         @GetMapping("/by-header")
         @RateLimited(name = "by-header", limit = 2, window = "1m", key = "#apiKey")
         String byHeader(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {

@@ -119,6 +119,17 @@ class ReactiveRateLimitWebIntegrationTests {
     }
 
     @Test
+    void costsAreTakenAndABadCostIs400() {
+        get("/reports?pages=3").expectStatus().isOk()
+                .expectHeader().valueEquals("RateLimit", "\"report-pages\";r=2;t=60");
+        get("/reports?pages=3").expectStatus().isEqualTo(429);
+        get("/reports?pages=2").expectStatus().isOk();
+        get("/reports?pages=9").expectStatus().isBadRequest().expectHeader().doesNotExist("Retry-After")
+                .expectBody(String.class).value((body) -> assertThat(body).contains("\"status\":400")
+                        .contains("report-pages"));
+    }
+
+    @Test
     void theFilterRunsAfterSpringSecurity() {
         assertThat(this.filter.getOrder()).isEqualTo(-90);
     }

@@ -101,6 +101,12 @@ public class ReactiveTestApplication {
             return Mono.just(user);
         }
 
+        @GetMapping("/reports")
+        @RateLimited(name = "report-pages", limit = 5, window = "1m", key = "#clientAddress", cost = "#pages")
+        public Mono<String> report(@org.springframework.web.bind.annotation.RequestParam int pages) {
+            return Mono.just(pages + " pages");
+        }
+
         @GetMapping("/quote")
         public Mono<String> quote() {
             return this.quotes.quote();
