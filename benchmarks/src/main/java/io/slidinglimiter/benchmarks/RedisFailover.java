@@ -80,7 +80,8 @@ public final class RedisFailover {
                     }
                 }
                 System.out.printf(Locale.ROOT, "%-12s %9d %9d %22d %22d%n", policy.id(), calls, admitted.size(),
-                        mostWithin(admitted, Duration.ofSeconds(10)), mostWithin(admitted, Duration.ofSeconds(9)));
+                        HttpFailover.mostWithin(admitted, Duration.ofSeconds(10)),
+                        HttpFailover.mostWithin(admitted, Duration.ofSeconds(9)));
                 if (sleeper != null) {
                     sleeper.join();
                 }
@@ -89,19 +90,6 @@ public final class RedisFailover {
                 factory.destroy();
             }
         }
-    }
-
-    /** The most admissions within any interval of the given length. */
-    private static int mostWithin(List<Long> times, Duration interval) {
-        int most = 0;
-        int from = 0;
-        for (int to = 0; to < times.size(); to++) {
-            while (times.get(to) - times.get(from) >= interval.toNanos()) {
-                from++;
-            }
-            most = Math.max(most, to - from + 1);
-        }
-        return most;
     }
 
 }

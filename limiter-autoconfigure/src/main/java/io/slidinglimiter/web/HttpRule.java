@@ -1,11 +1,18 @@
 package io.slidinglimiter.web;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
+import org.springframework.expression.EvaluationContext;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.KeyExpression;
 
 /**
@@ -33,6 +40,38 @@ public record HttpRule(String limitName, PathPattern path, Set<String> methods, 
 
     boolean matches(String method, PathContainer path) {
         return (this.methods.isEmpty() || this.methods.contains(method)) && this.path.matches(path);
+    }
+
+    /**
+     * What the rules that match a request ask: one permit of each matching rule's limit (a limit
+     * listed by several matching rules is asked once, by the first), keyed by that rule.
+     * @param rules the rules, in order
+     * @param method the request's method
+     * @param path the request's path within the application
+     * @param rateLimiters knows the limits
+     * @param variables the request's variables for keys, made on first use
+     * @return the requests, or null when no rule applies
+     */
+    static List<LimitRequest> requestsFor(List<HttpRule> rules, String method, PathContainer path,
+            RateLimiters rateLimiters, Supplier<EvaluationContext> variables) {
+        List<LimitRequest> requests = null;
+        EvaluationContext context = null;
+        for (HttpRule rule : rules) {
+            if (!rule.matches(method, path)) {
+                continue;
+            }
+            context = (context != null) ? context : variables.get();
+            LimitDefinition limit = rateLimiters.definition(rule.limitName());
+            String key = rule.key().keyFor(limit, context);
+            if (key == null) {
+                continue;
+            }
+            requests = (requests != null) ? requests : new ArrayList<>(2);
+            if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
+                requests.add(new LimitRequest(limit, key, 1));
+            }
+        }
+        return requests;
     }
 
 }

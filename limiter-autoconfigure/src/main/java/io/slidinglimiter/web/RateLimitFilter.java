@@ -1,7 +1,6 @@
 package io.slidinglimiter.web;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.servlet.FilterChain;
@@ -16,7 +15,6 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
-import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 
@@ -101,24 +99,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
         }
         PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath())
                 .pathWithinApplication();
-        String method = request.getMethod();
-        List<LimitRequest> requests = null;
-        RequestCallContext variables = null;
-        for (HttpRule rule : this.rules) {
-            if (!rule.matches(method, path)) {
-                continue;
-            }
-            variables = (variables != null) ? variables : new RequestCallContext(this.parser, context);
-            LimitDefinition limit = this.rateLimiters.definition(rule.limitName());
-            String key = rule.key().keyFor(limit, variables);
-            if (key == null) {
-                continue;
-            }
-            requests = (requests != null) ? requests : new ArrayList<>(2);
-            if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
-                requests.add(new LimitRequest(limit, key, 1));
-            }
-        }
+        List<LimitRequest> requests = HttpRule.requestsFor(this.rules, request.getMethod(), path, this.rateLimiters,
+                () -> new RequestCallContext(this.parser, context));
         if (requests == null) {
             return;
         }

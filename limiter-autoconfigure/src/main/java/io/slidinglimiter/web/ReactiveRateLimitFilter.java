@@ -1,7 +1,6 @@
 package io.slidinglimiter.web;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,7 +28,6 @@ import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
-import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 
@@ -118,24 +116,8 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
     private Mono<Void> decideRules(ReactiveRateLimitContext context, ServerWebExchange exchange) {
         PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
-        String method = exchange.getRequest().getMethod().name();
-        List<LimitRequest> requests = null;
-        RequestCallContext variables = null;
-        for (HttpRule rule : this.rules) {
-            if (!rule.matches(method, path)) {
-                continue;
-            }
-            variables = (variables != null) ? variables : new RequestCallContext(this.parser, context);
-            LimitDefinition limit = this.rateLimiters.definition(rule.limitName());
-            String key = rule.key().keyFor(limit, variables);
-            if (key == null) {
-                continue;
-            }
-            requests = (requests != null) ? requests : new ArrayList<>(2);
-            if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
-                requests.add(new LimitRequest(limit, key, 1));
-            }
-        }
+        List<LimitRequest> requests = HttpRule.requestsFor(this.rules, exchange.getRequest().getMethod().name(), path,
+                this.rateLimiters, () -> new RequestCallContext(this.parser, context));
         if (requests == null) {
             return Mono.empty();
         }
