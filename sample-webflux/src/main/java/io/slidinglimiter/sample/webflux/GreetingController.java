@@ -32,6 +32,12 @@ class GreetingController {
         return Flux.interval(Duration.ofMillis(100)).take(3).map((tick) -> "tick " + tick + "\n");
     }
 
+    /** No limit of its own: the gateway profile routes to it through a limited route. */
+    @GetMapping("/greeting")
+    Mono<String> greeting() {
+        return Mono.just("greetings\n");
+    }
+
     /** No annotation: limited by the limiter.http.rules entry for /public/**. */
     @GetMapping("/public/news")
     Mono<String> news() {
