@@ -11,8 +11,9 @@ import io.slidinglimiter.Decision;
  * fixed order, and when one rejects, what the groups before it took is refunded exactly. Until the
  * refund lands, other callers may see those permits as used: a brief over-count, never an
  * under-count. A group that fails (its backend throws) is treated as a rejection: the groups before
- * it are refunded, and the failure is thrown. An admitted decision keeps each group's own {@link Decisions#parts() part}, so that a
- * later refund of the whole call gives each group back at the time its own backend decided it.
+ * it are refunded, and the failure is thrown. An admitted decision keeps each group's own
+ * {@link Decisions#parts() part}, so that a later refund of the whole call gives each group back at
+ * the time its own backend decided it.
  */
 public final class SplitDecision {
 

@@ -211,13 +211,13 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
-    /** Stops using the clock: the ticking clock's thread ends when no backend uses it. */
     /** Never: decisions are made in memory, without a lock held across I/O. */
     @Override
     public boolean mayBlock() {
         return false;
     }
 
+    /** Stops using the clock: the ticking clock's thread ends when no backend uses it. */
     @Override
     public void close() {
         this.clockRegistration.close();

@@ -6,9 +6,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -44,7 +44,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <b>Failover.</b> When a Cluster node stops answering, the other nodes are asked whether the
  * cluster gave its slots to a replica, and decisions move there as soon as one says so
  * ({@link ClusterFollower}), rather than when the client's own topology refresh, which waits for
- * every node, completes. Under Sentinel, {@link SentinelFollower} calls {@link #reconnect()}. Nothing
+ * every node, completes. Under Sentinel, {@link SentinelFollower} calls
+ * {@link #reconnectToMaster(Duration)}. Nothing
  * is sent to a demoted master after that. What it had received but not read when it stalled it
  * still runs when it wakes (its kernel delivers that even after the client resets the
  * connection); those decisions carry the time after which their callers stopped waiting and

@@ -3,7 +3,6 @@ package io.slidinglimiter.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
@@ -66,7 +65,9 @@ public final class SentinelFollower implements AutoCloseable {
                             logger.info(() -> "Sentinel promoted a new master (" + message
                                     + "); the rate limiter's decisions move to it now.");
                             // Off the client's event loop: following may wait for the new master.
-                            CompletableFuture.runAsync(onPromotion);
+                            Thread following = new Thread(onPromotion, "sliding-limiter-sentinel-follower");
+                            following.setDaemon(true);
+                            following.start();
                         }
                     }
 
