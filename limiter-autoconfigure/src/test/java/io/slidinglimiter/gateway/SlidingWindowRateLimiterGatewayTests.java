@@ -1,7 +1,5 @@
 package io.slidinglimiter.gateway;
 
-import java.time.Duration;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,6 +21,8 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
+
+import io.slidinglimiter.web.reactive.ReactiveHttp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,8 +73,7 @@ class SlidingWindowRateLimiterGatewayTests {
 
     @BeforeEach
     void bind() {
-        this.client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port)
-                .responseTimeout(Duration.ofSeconds(10)).build();
+        this.client = ReactiveHttp.client(this.port);
     }
 
     @Test

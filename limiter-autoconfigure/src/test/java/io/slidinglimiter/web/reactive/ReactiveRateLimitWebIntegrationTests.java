@@ -1,7 +1,5 @@
 package io.slidinglimiter.web.reactive;
 
-import java.time.Duration;
-
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -40,8 +38,7 @@ class ReactiveRateLimitWebIntegrationTests {
 
     @BeforeEach
     void bindToTheRunningServer() {
-        this.client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port)
-                .responseTimeout(Duration.ofSeconds(10)).build();
+        this.client = ReactiveHttp.client(this.port);
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.slidinglimiter.web.reactive;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -119,8 +118,7 @@ class ReactiveRedisBlockingTests {
 
     private static WebTestClient client(ConfigurableApplicationContext application) {
         int port = ((WebServerApplicationContext) application).getWebServer().getPort();
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
-                .responseTimeout(Duration.ofSeconds(10)).build();
+        return ReactiveHttp.client(port);
     }
 
 }
