@@ -1,6 +1,8 @@
 package io.slidinglimiter;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
@@ -87,15 +89,6 @@ public class RateLimiters {
     }
 
     /**
-     * Whether a decision may wait for I/O (a Redis round trip, up to its timeout): a reactive caller
-     * then decides on a thread that may block, never on an event loop.
-     * @return whether decisions may block the calling thread
-     */
-    public boolean mayBlock() {
-        return this.backend.mayBlock();
-    }
-
-    /**
      * Takes the permits of every request only if all of them are available; otherwise none.
      * <pre>{@code
      * Decisions decisions = rateLimiters.tryAcquireAll(List.of(
@@ -115,10 +108,29 @@ public class RateLimiters {
         else {
             decisions = this.backend.tryAcquireAll(requests);
         }
+        recordStatistics(requests, decisions);
+        return decisions;
+    }
+
+    private void recordStatistics(List<LimitRequest> requests, Decisions decisions) {
         for (LimitRequest request : requests) {
             this.registry.statistics(request.limit().name()).record(decisions.allowed());
         }
-        return decisions;
+    }
+
+    /**
+     * {@link #tryAcquireAll} without blocking the calling thread, for reactive callers: decided at
+     * once in memory, on Lettuce's asynchronous API for Redis, or on {@code blocking} where a
+     * decision can only wait.
+     * @param requests distinct (limit, key) pairs, at least one
+     * @param blocking runs work that may block
+     * @return completes with the decisions, in the order of the requests
+     */
+    public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        return this.backend.tryAcquireAllAsync(requests, blocking).thenApply((decisions) -> {
+            recordStatistics(requests, decisions);
+            return decisions;
+        });
     }
 
     /**

@@ -62,8 +62,8 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         if (operation.reactive()) {
             Method method = invocation.getMethod();
             Object[] args = invocation.getArguments();
-            return ReactiveCalls.deferred(invocation, (web) -> enforce(operation, method, args, web),
-                    this.rateLimiters.get().mayBlock());
+            return ReactiveCalls.deferred(invocation, (web) -> requestsOf(operation, method, args, web),
+                    RateLimitedInterceptor::settle, this.rateLimiters.get());
         }
         enforce(operation, invocation.getMethod(), invocation.getArguments(),
                 WEB_PRESENT ? HttpRateLimitContext.current() : null);
@@ -71,13 +71,23 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     }
 
     private void enforce(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
-        RateLimiters rateLimiters = this.rateLimiters.get();
-        MethodCallContext context = new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(),
-                web);
         if (operation.limits().size() == 1) {
-            enforce(operation.limits().get(0), rateLimiters, context, web);
+            enforce(operation.limits().get(0), this.rateLimiters.get(), context(operation, method, args, web), web);
             return;
         }
+        List<LimitRequest> requests = requestsOf(operation, method, args, web);
+        if (!requests.isEmpty()) {
+            settle(requests, this.rateLimiters.get().tryAcquireAll(requests), web);
+        }
+    }
+
+    private MethodCallContext context(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
+        return new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(), web);
+    }
+
+    /** What a call asks: each limit whose condition holds and whose key is not to be skipped. */
+    private List<LimitRequest> requestsOf(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
+        MethodCallContext context = context(operation, method, args, web);
         List<LimitRequest> requests = new ArrayList<>(operation.limits().size());
         for (LimitOperation limit : operation.limits()) {
             if (!limit.appliesTo(context)) {
@@ -90,10 +100,11 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             }
             requests.add(new LimitRequest(definition, key, cost(limit, definition, context)));
         }
-        if (requests.isEmpty()) {
-            return;
-        }
-        Decisions decisions = rateLimiters.tryAcquireAll(requests);
+        return requests;
+    }
+
+    /** Records the decisions for the request's headers; throws when they deny the call. */
+    private static void settle(List<LimitRequest> requests, Decisions decisions, WebCall web) {
         if (web != null) {
             web.record(requests, decisions);
         }
@@ -118,14 +129,8 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         if (web == null && decision.allowed()) {
             return;
         }
-        List<LimitRequest> requests = List.of(new LimitRequest(definition, key, cost));
-        Decisions decisions = new Decisions(decision.allowed(), List.of(decision));
-        if (web != null) {
-            web.record(requests, decisions);
-        }
-        if (!decision.allowed()) {
-            throw RateLimitExceededException.of(requests, decisions);
-        }
+        settle(List.of(new LimitRequest(definition, key, cost)), new Decisions(decision.allowed(), List.of(decision)),
+                web);
     }
 
     /** The evaluated cost; its bounds are checked once, by the backend that takes it. */

@@ -1,15 +1,19 @@
 package io.slidinglimiter.aop;
 
-import java.util.function.Consumer;
+import java.util.List;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.util.ClassUtils;
 
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.web.ReactiveDecisions;
 import io.slidinglimiter.web.ReactiveRateLimitContext;
 import io.slidinglimiter.web.WebCall;
 
@@ -41,16 +45,34 @@ final class ReactiveCalls {
         return REACTOR_PRESENT && Reactor.isReactive(returnType);
     }
 
+    /** What a call asks, given the request it serves (null outside one). */
+    @FunctionalInterface
+    interface Requests {
+
+        List<LimitRequest> of(WebCall web);
+
+    }
+
+    /** Records decisions for the request and throws when they deny the call. */
+    @FunctionalInterface
+    interface Settlement {
+
+        void settle(List<LimitRequest> requests, Decisions decisions, WebCall web);
+
+    }
+
     /**
-     * The method's result, deferred: each subscription first runs {@code enforce} (which throws to
-     * deny), then the method.
+     * The method's result, deferred: each subscription first decides the call's limits (without
+     * blocking: see {@link ReactiveDecisions}), then runs the method.
      * @param invocation the call
-     * @param enforce decides the call's limits with the request it serves (null outside one)
-     * @param mayBlock whether deciding may wait for I/O, so that it runs off the event loop
+     * @param requests what the call asks
+     * @param settlement records the decisions and throws to deny
+     * @param rateLimiters decides
      * @return a {@code Mono} or {@code Flux} like the method's
      */
-    static Object deferred(MethodInvocation invocation, Consumer<WebCall> enforce, boolean mayBlock) {
-        return Reactor.deferred((ProxyMethodInvocation) invocation, enforce, mayBlock);
+    static Object deferred(MethodInvocation invocation, Requests requests, Settlement settlement,
+            RateLimiters rateLimiters) {
+        return Reactor.deferred((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters);
     }
 
     /** What needs Reactor's types, apart so that the outer class loads without them. */
@@ -60,35 +82,50 @@ final class ReactiveCalls {
             return Mono.class.isAssignableFrom(returnType) || Flux.class.isAssignableFrom(returnType);
         }
 
-        static Object deferred(ProxyMethodInvocation invocation, Consumer<WebCall> enforce, boolean mayBlock) {
+        static Object deferred(ProxyMethodInvocation invocation, Requests requests, Settlement settlement,
+                RateLimiters rateLimiters) {
             Mono<Object> decided = Mono.deferContextual((context) -> {
                 ReactiveRateLimitContext web = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
+                List<LimitRequest> asked;
                 try {
-                    enforce.accept(web);
+                    asked = requests.of(web);
                 }
                 catch (RuntimeException ex) {
-                    if (web != null) {
-                        web.reject(ex);
-                    }
-                    return Mono.error(ex);
+                    return rejected(web, ex);
                 }
-                return Mono.empty();
+                if (asked.isEmpty()) {
+                    return Mono.empty();
+                }
+                return ReactiveDecisions.decide(rateLimiters, asked).flatMap((decisions) -> {
+                    try {
+                        settlement.settle(asked, decisions, web);
+                    }
+                    catch (RuntimeException ex) {
+                        return rejected(web, ex);
+                    }
+                    return Mono.empty();
+                });
             });
-            if (mayBlock) {
-                decided = decided.subscribeOn(Schedulers.boundedElastic());
-            }
             if (Flux.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
                 return decided.thenMany(Flux.defer(() -> Flux.from(proceed(invocation))));
             }
             return decided.then(Mono.defer(() -> Mono.from(proceed(invocation))));
         }
 
+        /** A denial (or a key or cost that cannot be taken): the request is marked rejected, the subscriber fails. */
+        private static <T> Mono<T> rejected(ReactiveRateLimitContext web, RuntimeException ex) {
+            if (web != null) {
+                web.reject(ex);
+            }
+            return Mono.error(ex);
+        }
+
         /** Runs the method once for a subscription (a copy of the invocation each time). */
         @SuppressWarnings("unchecked")
-        private static org.reactivestreams.Publisher<Object> proceed(ProxyMethodInvocation invocation) {
+        private static Publisher<Object> proceed(ProxyMethodInvocation invocation) {
             try {
                 Object result = invocation.invocableClone().proceed();
-                return (result != null) ? (org.reactivestreams.Publisher<Object>) result : Mono.empty();
+                return (result != null) ? (Publisher<Object>) result : Mono.empty();
             }
             catch (Throwable ex) {
                 return Mono.error(ex);

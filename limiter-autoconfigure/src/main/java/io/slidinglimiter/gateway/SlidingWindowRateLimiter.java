@@ -15,7 +15,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.web.RateLimitHeaders;
-import io.slidinglimiter.web.ReactiveRateLimitFilter;
+import io.slidinglimiter.web.ReactiveDecisions;
 
 /**
  * Spring Cloud Gateway's {@link RateLimiter}, deciding by Sliding Limiter: a route that uses it
@@ -23,7 +23,7 @@ import io.slidinglimiter.web.ReactiveRateLimitFilter;
  * ({@code rate-limiter: "#{@slidingWindowRateLimiter}"}) is limited by
  * {@code limiter.limits.<routeId>}, or by the limit that {@code limiter.gateway.routes.<routeId>}
  * names, keyed by the route's {@code KeyResolver}, on whichever backend that limit uses (in memory,
- * or shared through Redis, decided off the event loop). Allowed and denied responses carry the
+ * or shared through Redis on Lettuce's asynchronous API). Allowed and denied responses carry the
  * {@code RateLimit-Policy} and {@code RateLimit} headers; denied ones {@code Retry-After} too.
  * It has no per-route configuration of its own: limits live in {@code limiter.limits}.
  */
@@ -56,7 +56,7 @@ public class SlidingWindowRateLimiter implements RateLimiter<Object> {
                     + ", or name another limit in limiter.gateway.routes." + routeId, ex));
         }
         List<LimitRequest> requests = List.of(new LimitRequest(limit, id, 1));
-        return ReactiveRateLimitFilter.decide(this.rateLimiters, requests).map((decisions) -> {
+        return ReactiveDecisions.decide(this.rateLimiters, requests).map((decisions) -> {
             Decision decision = decisions.get(0);
             String[] values = RateLimitHeaders.values(List.of(limit), List.of(decision));
             Map<String, String> headers = new LinkedHashMap<>();

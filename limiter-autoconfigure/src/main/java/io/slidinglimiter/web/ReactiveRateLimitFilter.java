@@ -9,7 +9,6 @@ import org.apache.commons.logging.LogFactory;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -39,9 +38,8 @@ import io.slidinglimiter.expression.LimiterExpressionParser;
  * method with 429, headers and a problem body. What the application's {@code @ExceptionHandler}s
  * write for a rejection is dropped, so none can turn it into another status.
  * <p>
- * Decisions that may wait for Redis are made on Reactor's bounded elastic scheduler, never on an
- * event loop. Ordered after Spring Security's {@code WebFilterChainProxy}, so that keys can use the
- * authenticated principal.
+ * Decisions never take an event loop's time: see {@link ReactiveDecisions}. Ordered after Spring
+ * Security's {@code WebFilterChainProxy}, so that keys can use the authenticated principal.
  */
 public class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
@@ -122,21 +120,10 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
             return Mono.empty();
         }
         List<LimitRequest> asked = requests;
-        return decide(this.rateLimiters, asked).flatMap((decisions) -> {
+        return ReactiveDecisions.decide(this.rateLimiters, asked).flatMap((decisions) -> {
             context.record(asked, decisions);
             return decisions.allowed() ? Mono.empty() : Mono.error(RateLimitExceededException.of(asked, decisions));
         });
-    }
-
-    /**
-     * Decides, on the calling thread when the backend never blocks, else on a thread that may.
-     * @param rateLimiters decides
-     * @param requests the limits asked
-     * @return the decisions, when they are made
-     */
-    public static Mono<Decisions> decide(RateLimiters rateLimiters, List<LimitRequest> requests) {
-        Mono<Decisions> decisions = Mono.fromCallable(() -> rateLimiters.tryAcquireAll(requests));
-        return rateLimiters.mayBlock() ? decisions.subscribeOn(Schedulers.boundedElastic()) : decisions;
     }
 
     /** Answers with the rejection, through the response the application's handlers could not write to. */

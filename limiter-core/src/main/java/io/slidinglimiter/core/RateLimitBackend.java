@@ -1,6 +1,9 @@
 package io.slidinglimiter.core;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import io.slidinglimiter.Decision;
 
@@ -59,6 +62,26 @@ public interface RateLimitBackend extends AutoCloseable {
      */
     default boolean mayBlock() {
         return true;
+    }
+
+    /**
+     * {@link #tryAcquireAll} without blocking the calling thread: for reactive callers. A backend
+     * that never blocks decides at once; otherwise, unless it overrides this with a non-blocking
+     * decision (Redis on Lettuce's asynchronous API), the decision runs on {@code blocking}.
+     * @param requests distinct (limit, key) pairs, at least one
+     * @param blocking runs work that may block
+     * @return completes with the decisions, in the order of the requests
+     */
+    default CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        if (mayBlock()) {
+            return CompletableFuture.supplyAsync(() -> tryAcquireAll(requests), blocking);
+        }
+        try {
+            return CompletableFuture.completedFuture(tryAcquireAll(requests));
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /**

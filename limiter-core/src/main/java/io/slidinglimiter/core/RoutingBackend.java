@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import io.slidinglimiter.Decision;
 
@@ -113,6 +115,18 @@ public class RoutingBackend implements RateLimitBackend {
     @Override
     public boolean mayBlock() {
         return this.order.stream().anyMatch(RateLimitBackend::mayBlock);
+    }
+
+    /** Requests all on one backend go to its own asynchronous decision; a call across backends is split as usual. */
+    @Override
+    public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        RateLimitBackend first = backendFor(requests.get(0).limit());
+        for (LimitRequest request : requests) {
+            if (backendFor(request.limit()) != first) {
+                return RateLimitBackend.super.tryAcquireAllAsync(requests, blocking);
+            }
+        }
+        return first.tryAcquireAllAsync(requests, blocking);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.slidinglimiter.core;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.LongConsumer;
 
 import io.slidinglimiter.Decision;
@@ -70,6 +72,13 @@ public class TimedBackend implements RateLimitBackend {
     @Override
     public boolean mayBlock() {
         return this.delegate.mayBlock();
+    }
+
+    @Override
+    public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        long start = System.nanoTime();
+        return this.delegate.tryAcquireAllAsync(requests, blocking)
+                .whenComplete((decisions, failure) -> this.durations.accept(System.nanoTime() - start));
     }
 
     @Override

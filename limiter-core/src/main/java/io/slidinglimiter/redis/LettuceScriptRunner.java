@@ -9,8 +9,10 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -137,6 +139,36 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
                     }
                     return CompletableFuture.failedFuture(failure);
                 }));
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * On Lettuce's asynchronous API: no thread waits. A reply that does not come within the timeout
+     * fails the call as {@link #run} would, with the same late-reply and whose-fault information.
+     */
+    @Override
+    public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
+        long sentNanos = System.nanoTime();
+        String node = nodeOf(keys[0]);
+        CompletableFuture<List<Long>> reply = runLater(keys, args).toCompletableFuture();
+        CompletableFuture<List<Long>> result = new CompletableFuture<>();
+        reply.whenComplete((value, failure) -> {
+            if (failure == null) {
+                result.complete(value);
+            }
+            else {
+                result.completeExceptionally(failure(unwrapped(failure)));
+            }
+        });
+        if (!result.isDone()) {
+            CompletableFuture.delayedExecutor(this.timeoutNanos, TimeUnit.NANOSECONDS).execute(() -> {
+                if (!result.isDone()) {
+                    result.completeExceptionally(timeout(reply, sentNanos, node));
+                }
+            });
+        }
+        return result;
     }
 
     @Override
@@ -465,11 +497,25 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     }
 
     private static RuntimeException failure(ExecutionException ex) {
-        Throwable cause = ex.getCause();
+        return failure(ex.getCause());
+    }
+
+    private static RuntimeException failure(Throwable cause) {
         if (cause instanceof RedisNoScriptException noScript) {
             return noScript;
         }
+        if (cause instanceof CancellationException cancelled) {
+            return cancelled(cancelled);
+        }
+        if (cause instanceof RedisBackendException backend) {
+            return backend;
+        }
         return new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
+    }
+
+    /** The failure a {@link CompletionException} wraps, or the failure itself. */
+    private static Throwable unwrapped(Throwable failure) {
+        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 
 }

@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.ToIntFunction;
 
 import io.slidinglimiter.Decision;
@@ -179,22 +182,77 @@ public final class RedisBackend implements RateLimitBackend {
      * the permits are given back, so that a decision nobody used does not count.
      */
     private Decisions decide(List<LimitRequest> requests) {
-        long deadline = this.runner.redisDeadlineMillis();
         byte[][] counterKeys = keysOf(requests);
         List<Long> reply;
         try {
-            reply = run(ACQUIRE, REDIS_TIME, (deadline < 0) ? REDIS_TIME : bytes(Long.toString(deadline)),
-                    counterKeys, limitsOf(requests), costsOf(requests));
+            reply = this.runner.run(counterKeys, acquireArguments(requests));
         }
         catch (RedisTimeoutException ex) {
-            ex.lateReply().thenAccept((late) -> {
-                if (late.get(0) == 1) {
-                    this.runner.runLater(counterKeys, arguments(REFUND, REDIS_TIME, bytes(Long.toString(late.get(1))),
-                            limitsOf(requests), costsOf(requests)));
-                }
-            });
-            throw ex;
+            throw givenBackIfLate(ex, counterKeys, requests);
         }
+        return decided(reply, requests);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Keys in one slot are decided by one script run on the runner's asynchronous API (Lettuce's:
+     * no thread waits); a call across Cluster slots is split as usual, on {@code blocking}.
+     */
+    @Override
+    public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        if (requests.isEmpty() || groups(requests).size() > 1) {
+            return RateLimitBackend.super.tryAcquireAllAsync(requests, blocking);
+        }
+        byte[][] counterKeys;
+        byte[][] arguments;
+        try {
+            requests.forEach((request) -> LimitRequest.check(request.limit(), request.key(), request.cost()));
+            counterKeys = keysOf(requests);
+            arguments = acquireArguments(requests);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return this.runner.runAsync(counterKeys, arguments, blocking).handle((reply, failure) -> {
+            if (failure == null) {
+                return decided(reply, requests);
+            }
+            Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+                    ? failure.getCause() : failure;
+            if (cause instanceof RedisTimeoutException timeout) {
+                throw givenBackIfLate(timeout, counterKeys, requests);
+            }
+            throw (cause instanceof RuntimeException runtime) ? runtime
+                    : new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
+        });
+    }
+
+    /** The arguments of an acquisition, with the Redis time after which its caller no longer waits. */
+    private byte[][] acquireArguments(List<LimitRequest> requests) {
+        long deadline = this.runner.redisDeadlineMillis();
+        return arguments(ACQUIRE, REDIS_TIME, (deadline < 0) ? REDIS_TIME : bytes(Long.toString(deadline)),
+                limitsOf(requests), costsOf(requests));
+    }
+
+    /**
+     * The script refuses to change anything after the caller's deadline; should it still answer
+     * "admitted" after the caller stopped waiting, the permits are given back, so that a decision
+     * nobody used does not count.
+     */
+    private RedisTimeoutException givenBackIfLate(RedisTimeoutException timeout, byte[][] counterKeys,
+            List<LimitRequest> requests) {
+        timeout.lateReply().thenAccept((late) -> {
+            if (late.get(0) == 1) {
+                this.runner.runLater(counterKeys, arguments(REFUND, REDIS_TIME, bytes(Long.toString(late.get(1))),
+                        limitsOf(requests), costsOf(requests)));
+            }
+        });
+        return timeout;
+    }
+
+    /** The decisions of a script's reply; one Redis ran after the caller's deadline is a late call. */
+    private Decisions decided(List<Long> reply, List<LimitRequest> requests) {
         if (reply.get(0) < 0) {
             throw RedisTimeoutException.slow("Redis ran the decision after the limiter's timeout",
                     CompletableFuture.completedFuture(reply));

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * Runs the limiter's one Lua script ({@link RedisScripts#DECIDE}) against Redis: a single round
@@ -30,6 +31,18 @@ public interface RedisScriptRunner {
      */
     default CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
         return CompletableFuture.supplyAsync(() -> run(keys, args));
+    }
+
+    /**
+     * {@link #run} without blocking the calling thread: within the same timeout, failing as
+     * {@link #run} would throw. By default it runs {@link #run} on {@code blocking}.
+     * @param keys its {@code KEYS}, which share one hash slot
+     * @param args its {@code ARGV}
+     * @param blocking runs work that may block
+     * @return completes with the reply, or exceptionally
+     */
+    default CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
+        return CompletableFuture.supplyAsync(() -> run(keys, args), blocking);
     }
 
     /**

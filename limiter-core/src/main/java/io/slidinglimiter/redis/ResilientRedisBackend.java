@@ -3,7 +3,11 @@ package io.slidinglimiter.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.Set;
 import java.util.function.BiFunction;
@@ -142,11 +146,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
         LimitRequest.check(limit, key, cost);
         long sentAtMillis = this.timeSource.currentTimeMillis();
-        if (this.denials != null) {
-            Decision denied = this.denials.get(limit.name(), key, limit.limit(), sentAtMillis);
-            if (denied != null) {
-                return denied;
-            }
+        Decision denied = cachedDenial(limit, key, sentAtMillis);
+        if (denied != null) {
+            return denied;
         }
         CircuitBreaker breaker = breakerOf(limit, key);
         if (!breaker.allowsCall(sentAtMillis)) {
@@ -157,9 +159,59 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             decision = this.redis.tryAcquire(limit, key, cost);
         }
         catch (RuntimeException ex) {
-            failed(ex, breaker);
-            return fallback(limit, key, cost, breaker);
+            return failedOver(ex, limit, key, cost, breaker);
         }
+        return decided(decision, limit, key, cost, sentAtMillis, breaker);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One limit is decided on Redis's asynchronous path, with the same denial cache, breaker,
+     * failure policy and last known usage as {@link #tryAcquire}; several limits are decided by
+     * {@link #tryAcquireAll} on {@code blocking}.
+     */
+    @Override
+    public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        if (requests.size() != 1) {
+            return RateLimitBackend.super.tryAcquireAllAsync(requests, blocking);
+        }
+        LimitRequest request = requests.get(0);
+        LimitDefinition limit = request.limit();
+        String key = request.key();
+        long cost = request.cost();
+        try {
+            LimitRequest.check(limit, key, cost);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        long sentAtMillis = this.timeSource.currentTimeMillis();
+        Decision denied = cachedDenial(limit, key, sentAtMillis);
+        if (denied != null) {
+            return CompletableFuture.completedFuture(single(denied));
+        }
+        CircuitBreaker breaker = breakerOf(limit, key);
+        if (!breaker.allowsCall(sentAtMillis)) {
+            return CompletableFuture.completedFuture(single(fallback(limit, key, cost, breaker)));
+        }
+        return this.redis.tryAcquireAllAsync(requests, blocking).handle((decisions, failure) -> single(
+                (failure == null) ? decided(decisions.get(0), limit, key, cost, sentAtMillis, breaker)
+                        : failedOver(unwrapped(failure), limit, key, cost, breaker)));
+    }
+
+    private static Decisions single(Decision decision) {
+        return new Decisions(decision.allowed(), List.of(decision));
+    }
+
+    /** The denial cached for a key while Redis said it is out of permits, or null. */
+    private Decision cachedDenial(LimitDefinition limit, String key, long nowMillis) {
+        return (this.denials != null) ? this.denials.get(limit.name(), key, limit.limit(), nowMillis) : null;
+    }
+
+    /** Redis decided: the breaker closes, and the decision is remembered for the policy and the cache. */
+    private Decision decided(Decision decision, LimitDefinition limit, String key, long cost, long sentAtMillis,
+            CircuitBreaker breaker) {
         succeeded(breaker);
         if (this.lastKnown != null && policyOf(limit) == FailurePolicy.LOCAL) {
             this.lastKnown.record(limit, key, decision, sentAtMillis);
@@ -169,6 +221,20 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             this.denials.put(limit.name(), key, decision, sentAtMillis, this.timeSource.currentTimeMillis());
         }
         return decision;
+    }
+
+    /** Redis did not decide: the failure counts against the shard, and the policy decides. */
+    private Decision failedOver(RuntimeException ex, LimitDefinition limit, String key, long cost,
+            CircuitBreaker breaker) {
+        failed(ex, breaker);
+        return fallback(limit, key, cost, breaker);
+    }
+
+    private static RuntimeException unwrapped(Throwable failure) {
+        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+                : failure;
+        return (cause instanceof RuntimeException runtime) ? runtime
+                : new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
     }
 
     @Override

@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -14,7 +17,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.ConcurrentCalls;
+import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
 
@@ -119,6 +124,39 @@ class ResilientRedisBackendTest {
         assertThat(spent).as("a key at its limit in Redis").isZero();
         assertThat(nearly).as("a key with one permit left in Redis").isEqualTo(1);
         assertThat(backend.tryAcquire(limit, "unknown", 5).allowed()).as("a key Redis never saw").isTrue();
+    }
+
+    /**
+     * The asynchronous path reactive callers use: no thread waits for Redis (nothing may run on
+     * the executor meant for blocking work), exact under many calls in flight at once, and while
+     * Redis is paused each call follows the policy within the timeout.
+     */
+    @Test
+    void asynchronousDecisionsAreExactAndFollowThePolicyWithoutBlockingAThread() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("async", 50, Duration.ofMinutes(1), 10);
+        ResilientRedisBackend backend = backend(FailurePolicy.FAIL_CLOSED, 0);
+        Executor refusing = (task) -> {
+            throw new AssertionError("a thread was asked to wait for Redis");
+        };
+        List<LimitRequest> request = List.of(new LimitRequest(limit, "k", 1));
+        List<CompletableFuture<Decisions>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            inFlight.add(backend.tryAcquireAllAsync(request, refusing).toCompletableFuture());
+        }
+        long admitted = 0;
+        for (CompletableFuture<Decisions> decision : inFlight) {
+            admitted += decision.get(5, TimeUnit.SECONDS).allowed() ? 1 : 0;
+        }
+        assertThat(admitted).isEqualTo(50);
+        LimitDefinition other = LimitDefinition.of("async-paused", 1_000, Duration.ofMinutes(1), 10);
+        this.server.call((redis) -> redis.clientPause(1_500));
+        long start = System.nanoTime();
+        Decisions paused = backend.tryAcquireAllAsync(List.of(new LimitRequest(other, "k", 1)), refusing)
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThat(paused.allowed()).as("fail-closed while Redis does not answer").isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start).toMillis()).isLessThan(TIMEOUT.toMillis()
+                + MARGIN_MILLIS);
+        awaitRedisDecides(backend, other);
     }
 
     @Test
