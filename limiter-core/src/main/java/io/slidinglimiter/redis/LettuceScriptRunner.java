@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -158,7 +157,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
                 result.complete(value);
             }
             else {
-                result.completeExceptionally(failure(unwrapped(failure)));
+                result.completeExceptionally(failure(RedisBackendException.cause(failure)));
             }
         });
         if (!result.isDone()) {
@@ -513,9 +512,5 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         return new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
     }
 
-    /** The failure a {@link CompletionException} wraps, or the failure itself. */
-    private static Throwable unwrapped(Throwable failure) {
-        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-    }
 
 }

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.ToIntFunction;
@@ -218,13 +217,9 @@ public final class RedisBackend implements RateLimitBackend {
             if (failure == null) {
                 return decided(reply, requests);
             }
-            Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-                    ? failure.getCause() : failure;
-            if (cause instanceof RedisTimeoutException timeout) {
-                throw givenBackIfLate(timeout, counterKeys, requests);
-            }
-            throw (cause instanceof RuntimeException runtime) ? runtime
-                    : new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
+            RuntimeException cause = RedisBackendException.of(failure);
+            throw (cause instanceof RedisTimeoutException timeout) ? givenBackIfLate(timeout, counterKeys, requests)
+                    : cause;
         });
     }
 

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -197,7 +196,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
         return this.redis.tryAcquireAllAsync(requests, blocking).handle((decisions, failure) -> single(
                 (failure == null) ? decided(decisions.get(0), limit, key, cost, sentAtMillis, breaker)
-                        : failedOver(unwrapped(failure), limit, key, cost, breaker)));
+                        : failedOver(RedisBackendException.of(failure), limit, key, cost, breaker)));
     }
 
     private static Decisions single(Decision decision) {
@@ -230,12 +229,6 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         return fallback(limit, key, cost, breaker);
     }
 
-    private static RuntimeException unwrapped(Throwable failure) {
-        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-                : failure;
-        return (cause instanceof RuntimeException runtime) ? runtime
-                : new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
-    }
 
     @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
