@@ -9,7 +9,8 @@ import io.slidinglimiter.web.WebCall;
 
 /**
  * The variables of one annotated call: its parameters by name and position, then {@code #request},
- * {@code #principal}, {@code #clientAddress}, {@code #method} and {@code #args}. A parameter named like one of those wins.
+ * {@code #principal}, {@code #clientAddress}, {@code #method} and {@code #args}. A parameter named
+ * like one of those wins.
  */
 final class MethodCallContext extends CallEvaluationContext {
 

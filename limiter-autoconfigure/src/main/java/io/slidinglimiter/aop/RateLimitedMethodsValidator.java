@@ -100,10 +100,10 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
 
     /** Why a limit on {@code method} cannot work as users expect yet, or null when it can. */
     private Problem unsupported(Method method, Class<?> userClass) {
-        String subject = "@RateLimited on " + RateLimitedOperationSource.describe(method, userClass);
         if (ReactiveCalls.isReactive(method.getReturnType())) {
             return null;
         }
+        String subject = "@RateLimited on " + RateLimitedOperationSource.describe(method, userClass);
         if (this.reactiveWeb) {
             return new Problem(subject, "this is a reactive (WebFlux) web application and the method returns a"
                     + " plain value: it cannot see the request it serves (#request, #principal, #clientAddress),"

@@ -79,8 +79,8 @@ public class LimiterAutoConfiguration {
             if (WebStack.of(this.applicationContext) != WebStack.NONE || this.properties.getHttp().getRules().isEmpty()) {
                 return;
             }
-            throw new InvalidLimiterConfigurationException("limiter.http.rules", "are set, but this application is "
-                    + WebStack.NONE.description() + ", so no URL rule would ever apply",
+            throw new InvalidLimiterConfigurationException("limiter.http.rules", "are set, but this application is"
+                    + " not a web application, so no URL rule would ever apply",
                     "Remove limiter.http.rules, or make the application a web application"
                             + " (spring-boot-starter-webmvc or spring-boot-starter-webflux).");
         }

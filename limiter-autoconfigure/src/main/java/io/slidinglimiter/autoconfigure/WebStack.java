@@ -4,30 +4,19 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.util.ClassUtils;
 
 /**
- * Which web stack an application context serves, as Spring Boot chose it: the library applies URL
- * rules and writes 429 responses in a servlet (Spring MVC) application.
+ * Which web stack an application context serves, as Spring Boot chose it: the limiter applies URL
+ * rules and writes 429 responses with a servlet filter or a WebFlux {@code WebFilter}.
  */
 enum WebStack {
 
     /** A servlet web application. */
-    SERVLET("a servlet web application"),
+    SERVLET,
 
     /** A reactive (WebFlux) web application. */
-    REACTIVE("a reactive (WebFlux) web application"),
+    REACTIVE,
 
     /** Not a web application. */
-    NONE("not a web application");
-
-    private final String description;
-
-    WebStack(String description) {
-        this.description = description;
-    }
-
-    /** @return what the application is, for a failure message */
-    String description() {
-        return this.description;
-    }
+    NONE;
 
     /**
      * The stack of an application context.

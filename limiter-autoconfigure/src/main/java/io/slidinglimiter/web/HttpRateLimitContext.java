@@ -83,8 +83,11 @@ public final class HttpRateLimitContext implements WebCall {
 
     /** Writes the RateLimit headers of every limit that applied, whatever the setting: for 429s. */
     void writeHeaders() {
+        if (this.response == null || this.response.isCommitted()) {
+            return;
+        }
         String[] values = this.applied.headerValues();
-        if (this.response != null && values != null && !this.response.isCommitted()) {
+        if (values != null) {
             this.response.setHeader(RateLimitHeaders.POLICY, values[0]);
             this.response.setHeader(RateLimitHeaders.RATE_LIMIT, values[1]);
         }

@@ -99,8 +99,8 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
         ServerWebExchange limited = exchange.mutate().response(new RejectingResponse(response, context)).build();
         return applyRules(context, exchange)
                 .then(Mono.defer(() -> chain.filter(limited)))
-                .onErrorResume((failure) -> limiterFailure(failure) != null, (failure) -> {
-                    context.reject(limiterFailure(failure));
+                .onErrorResume((failure) -> RejectionWriter.limiterFailure(failure) != null, (failure) -> {
+                    context.reject(RejectionWriter.limiterFailure(failure));
                     return Mono.empty();
                 })
                 .then(Mono.defer(() -> (context.rejection() != null) ? reject(exchange, context) : Mono.empty()))
@@ -154,11 +154,6 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
         headers.setContentType(PROBLEM_JSON);
         headers.setContentLength(body.length);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
-    }
-
-    /** The limiter exception in a failure's cause chain, or null. */
-    private static RuntimeException limiterFailure(Throwable failure) {
-        return RejectionWriter.limiterFailure(failure);
     }
 
     /**

@@ -127,8 +127,12 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 
     @Override
     public CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
+        return send(keys, args, nodeOf(keys[0]));
+    }
+
+    /** Sends the script to the node of its keys; again by {@code EVAL} after {@code NOSCRIPT}. */
+    private CompletableFuture<List<Long>> send(byte[][] keys, byte[][] args, String node) {
         boolean redisTime = readsRedisTime(args);
-        String node = nodeOf(keys[0]);
         return commands().thenCompose((commands) -> replied(commands.<List<Long>>evalsha(this.script.sha1(),
                 ScriptOutputType.MULTI, keys, args), redisTime, node).exceptionallyCompose((failure) -> {
                     if (failure instanceof RedisNoScriptException
@@ -150,7 +154,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
         long sentNanos = System.nanoTime();
         String node = nodeOf(keys[0]);
-        CompletableFuture<List<Long>> reply = runLater(keys, args).toCompletableFuture();
+        CompletableFuture<List<Long>> reply = send(keys, args, node);
         CompletableFuture<List<Long>> result = new CompletableFuture<>();
         reply.whenComplete((value, failure) -> {
             if (failure == null) {

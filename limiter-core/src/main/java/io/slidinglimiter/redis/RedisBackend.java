@@ -203,17 +203,8 @@ public final class RedisBackend implements RateLimitBackend {
         if (requests.isEmpty() || groups(requests).size() > 1) {
             return RateLimitBackend.super.tryAcquireAllAsync(requests, blocking);
         }
-        byte[][] counterKeys;
-        byte[][] arguments;
-        try {
-            requests.forEach((request) -> LimitRequest.check(request.limit(), request.key(), request.cost()));
-            counterKeys = keysOf(requests);
-            arguments = acquireArguments(requests);
-        }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
-        return this.runner.runAsync(counterKeys, arguments, blocking).handle((reply, failure) -> {
+        byte[][] counterKeys = keysOf(requests);
+        return this.runner.runAsync(counterKeys, acquireArguments(requests), blocking).handle((reply, failure) -> {
             if (failure == null) {
                 return decided(reply, requests);
             }

@@ -179,12 +179,6 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         LimitDefinition limit = request.limit();
         String key = request.key();
         long cost = request.cost();
-        try {
-            LimitRequest.check(limit, key, cost);
-        }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
         long sentAtMillis = this.timeSource.currentTimeMillis();
         Decision denied = cachedDenial(limit, key, sentAtMillis);
         if (denied != null) {
