@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
+import io.lettuce.core.cluster.SlotHash;
+
 /**
  * A three-master Redis Cluster for tests, from the same binary as {@link RedisServer}: nodes
  * started with cluster-enabled, joined with CLUSTER MEET, the 16384 slots split with ADDSLOTS;
@@ -44,7 +46,7 @@ public final class RedisClusterServers implements AutoCloseable {
     public static String keyOnMaster(int master) {
         int[] firstSlots = { 0, 5461, 10923, 16384 };
         for (int i = 0;; i++) {
-            int slot = io.lettuce.core.cluster.SlotHash.getSlot("k" + i);
+            int slot = SlotHash.getSlot("k" + i);
             if (slot >= firstSlots[master] && slot < firstSlots[master + 1]) {
                 return "k" + i;
             }
@@ -63,6 +65,9 @@ public final class RedisClusterServers implements AutoCloseable {
             RedisServer first = cluster.nodes.get(0);
             for (RedisServer node : cluster.nodes.subList(1, 3)) {
                 first.call((redis) -> redis.clusterMeet("127.0.0.1", node.port()));
+            }
+            if (!withReplicas) {
+                cluster.awaitKnown(3);
             }
             int[][] ranges = { { 0, 5460 }, { 5461, 10922 }, { 10923, 16383 } };
             for (int i = 0; i < 3; i++) {
@@ -119,11 +124,37 @@ public final class RedisClusterServers implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until every node lists all of them. A CLUSTER MEET is a handshake that a node drops
+     * silently if it does not complete within the node timeout (a busy machine, a slow start), so
+     * every two seconds each node is asked again to meet those it does not list yet.
+     */
     private void awaitKnown(int count) {
         List<RedisServer> all = new ArrayList<>(this.nodes);
         all.addAll(this.replicas);
-        await(() -> all.stream().allMatch((node) -> node.call((redis) -> redis.clusterNodes()).lines().count() == count),
-                "The test cluster's nodes did not meet within 30 s");
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        long nextMeet = System.nanoTime() + 2_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (all.stream().allMatch((node) -> clusterNodes(node).lines().count() == count)) {
+                return;
+            }
+            if (System.nanoTime() > nextMeet) {
+                for (RedisServer node : all) {
+                    String known = clusterNodes(node);
+                    all.stream().filter((other) -> !known.contains("127.0.0.1:" + other.port() + "@"))
+                            .forEach((other) -> node.call((redis) -> redis.clusterMeet("127.0.0.1", other.port())));
+                }
+                nextMeet = System.nanoTime() + 2_000_000_000L;
+            }
+            RedisServer.sleepMillis(100);
+        }
+        StringBuilder views = new StringBuilder();
+        all.forEach((node) -> views.append("\n").append(node.port()).append(" sees:\n").append(clusterNodes(node)));
+        throw new IllegalStateException("The test cluster's nodes did not meet within 30 s" + views);
+    }
+
+    private static String clusterNodes(RedisServer node) {
+        return node.call((redis) -> redis.clusterNodes());
     }
 
     private void awaitOk(int count) {

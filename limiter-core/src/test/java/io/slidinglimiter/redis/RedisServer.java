@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -292,11 +293,20 @@ public final class RedisServer implements AutoCloseable {
         while (true) {
             try (ServerSocket socket = new ServerSocket(0)) {
                 int port = socket.getLocalPort();
-                // Cluster nodes also listen on port + 10000.
-                if (port != 6379 && port + 10000 <= 65535) {
+                // Cluster nodes also listen on port + 10000: it must be free as well.
+                if (port != 6379 && port + 10000 <= 65535 && isFree(port + 10000)) {
                     return port;
                 }
             }
+        }
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        }
+        catch (IOException ex) {
+            return false;
         }
     }
 
