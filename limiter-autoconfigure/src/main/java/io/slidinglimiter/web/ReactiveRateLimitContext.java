@@ -9,6 +9,8 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
 
+import io.slidinglimiter.InvalidCostException;
+import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
@@ -68,12 +70,16 @@ public final class ReactiveRateLimitContext implements WebCall {
     }
 
     /**
-     * Marks the request rejected: whatever the application's exception handlers write instead is
-     * dropped, and the filter answers with the rejection.
-     * @param rejection a {@code RateLimitExceededException} or an {@code InvalidCostException}
+     * Marks the request rejected when {@code failure} is the limiter's (a denial, a missing key, a
+     * cost that cannot be taken): whatever the application's exception handlers write instead is
+     * dropped, and the filter answers with the rejection. Any other exception (a key expression
+     * that fails, say) stays the application's to handle.
+     * @param failure what deciding the call threw
      */
-    public void reject(RuntimeException rejection) {
-        this.rejection = rejection;
+    public void reject(RuntimeException failure) {
+        if (failure instanceof RateLimitExceededException || failure instanceof InvalidCostException) {
+            this.rejection = failure;
+        }
     }
 
     RuntimeException rejection() {

@@ -127,6 +127,12 @@ class ReactiveRateLimitWebIntegrationTests {
     }
 
     @Test
+    void aConditionThatFailsIsTheApplicationsErrorNotARejection() {
+        get("/broken-condition").expectStatus().isEqualTo(500).expectBody(String.class)
+                .isEqualTo("caught by the application");
+    }
+
+    @Test
     void theFilterRunsAfterSpringSecurity() {
         assertThat(this.filter.getOrder()).isEqualTo(-90);
     }

@@ -107,6 +107,12 @@ public class ReactiveTestApplication {
             return Mono.just(pages + " pages");
         }
 
+        @GetMapping("/broken-condition")
+        @RateLimited(name = "broken-condition", limit = 5, window = "1m", condition = "#request.noSuchProperty == 1")
+        public Mono<String> brokenCondition() {
+            return Mono.just("never");
+        }
+
         @GetMapping("/quote")
         public Mono<String> quote() {
             return this.quotes.quote();
