@@ -134,6 +134,53 @@ public class RateLimiters {
     }
 
     /**
+     * Admits a call whose permits are {@linkplain #settle settled} once it ran: {@link #tryAcquireAll},
+     * keeping the time of the decision, which the settle needs, even for one limit.
+     * @param requests distinct (limit, key) pairs, at least one, each with the cost to admit against
+     * @return the decisions, in the order of the requests
+     */
+    public Decisions tryAcquireAllToSettle(List<LimitRequest> requests) {
+        Decisions decisions = this.backend.tryAcquireAll(requests);
+        recordStatistics(requests, decisions);
+        return decisions;
+    }
+
+    /**
+     * Settles an admitted call to what it finally charges, once it ran: permits it took beyond its
+     * charge go back to the sub-window they came from; permits its charge asks beyond what it took
+     * are counted now, whether or not they fit, so one charge may carry a key past its limit and
+     * later calls wait until enough of it has left the window.
+     * <pre>{@code
+     * List<LimitRequest> asked = List.of(new LimitRequest(rateLimiters.definition("tokens"), customer, 500));
+     * Decisions taken = rateLimiters.tryAcquireAllToSettle(asked);
+     * if (taken.allowed()) {
+     *     Completion completion = model.complete(prompt);
+     *     rateLimiters.settle(asked, taken, new long[] { completion.usage().totalTokens() });
+     * }
+     * }</pre>
+     * @param requests the requests as admitted
+     * @param taken their decisions from {@link #tryAcquireAllToSettle}, allowed
+     * @param charges what each request finally costs, zero or more, in the order of the requests
+     * @throws IllegalArgumentException for a rejected decision, a negative charge, or charges that do
+     * not match the requests
+     */
+    public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
+        if (!taken.allowed()) {
+            throw new IllegalArgumentException("A rejected call took nothing and is never charged");
+        }
+        if (charges.length != requests.size()) {
+            throw new IllegalArgumentException("One charge per request: " + requests.size() + " requests, "
+                    + charges.length + " charges");
+        }
+        for (long charge : charges) {
+            if (charge < 0) {
+                throw new IllegalArgumentException("A charge is zero or more, not " + charge);
+            }
+        }
+        this.backend.settle(requests, taken, charges);
+    }
+
+    /**
      * What a call of cost 1 for {@code key} would be told now, without consuming anything.
      * @param limitName a configured or annotated limit's name
      * @param key the counter key, not blank

@@ -41,6 +41,17 @@ public interface RateLimitBackend extends AutoCloseable {
     void refund(List<LimitRequest> requests, Decisions taken);
 
     /**
+     * Settles what an admitted {@link #tryAcquireAll} took to what each limit finally charges, once
+     * the call ran: a charge below the cost gives the difference back to the sub-window the permits
+     * came from (as {@link #refund} does); a charge above it counts the difference now,
+     * unconditionally, so that the key may pass its limit. A charge equal to the cost changes nothing.
+     * @param requests the requests that were admitted together, with the cost each took
+     * @param taken their decisions, allowed, with the time they were decided at
+     * @param charges what each request finally costs, zero or more, in the order of the requests
+     */
+    void settle(List<LimitRequest> requests, Decisions taken, long[] charges);
+
+    /**
      * What a call of cost 1 would be told now, without consuming anything.
      * @param limit the limit's definition
      * @param key the counter key, not blank

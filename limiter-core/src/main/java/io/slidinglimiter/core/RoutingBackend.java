@@ -92,13 +92,38 @@ public class RoutingBackend implements RateLimitBackend {
             backends.get(0).refund(requests, taken);
             return;
         }
-        if (taken.parts().size() != groups.size()) {
-            throw new IllegalArgumentException("Refund the decisions this backend returned for these requests: "
-                    + groups.size() + " groups were decided, but the decisions have " + taken.parts().size()
-                    + " parts");
-        }
+        checkParts(groups, taken);
         for (int g = 0; g < groups.size(); g++) {
             backends.get(g).refund(SplitDecision.select(requests, groups.get(g)), taken.parts().get(g));
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Each backend settles its own group, with the time at which it decided it.
+     */
+    @Override
+    public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
+        List<RateLimitBackend> backends = new ArrayList<>();
+        List<List<Integer>> groups = groups(requests, backends);
+        if (groups.size() == 1) {
+            backends.get(0).settle(requests, taken, charges);
+            return;
+        }
+        checkParts(groups, taken);
+        for (int g = 0; g < groups.size(); g++) {
+            List<Integer> group = groups.get(g);
+            backends.get(g).settle(SplitDecision.select(requests, group), taken.parts().get(g),
+                    SplitDecision.select(charges, group));
+        }
+    }
+
+    private static void checkParts(List<List<Integer>> groups, Decisions taken) {
+        if (taken.parts().size() != groups.size()) {
+            throw new IllegalArgumentException("Give back the decisions this backend returned for these requests: "
+                    + groups.size() + " groups were decided, but the decisions have " + taken.parts().size()
+                    + " parts");
         }
     }
 

@@ -103,6 +103,20 @@ public final class SplitDecision {
     }
 
     /**
+     * The charges at some indices.
+     * @param charges one per request
+     * @param indices the indices to take
+     * @return those charges, in the order of the indices
+     */
+    public static long[] select(long[] charges, List<Integer> indices) {
+        long[] selected = new long[indices.size()];
+        for (int i = 0; i < selected.length; i++) {
+            selected[i] = charges[indices.get(i)];
+        }
+        return selected;
+    }
+
+    /**
      * The requests at some indices.
      * @param requests all requests
      * @param indices the indices to take

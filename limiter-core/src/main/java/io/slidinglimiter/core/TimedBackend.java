@@ -60,6 +60,11 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
+        this.delegate.settle(requests, taken, charges);
+    }
+
+    @Override
     public Decision peek(LimitDefinition limit, String key) {
         return this.delegate.peek(limit, key);
     }

@@ -224,6 +224,26 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
     }
 
     /**
+     * Counts {@code permits} more now, whether or not they fit: a call charged after it ran for more
+     * than it was admitted for. The count may pass the limit; later calls then wait until enough of
+     * it has left the window.
+     * @param nowMillis the current time
+     * @param permits how many, at least 1
+     * @return false if this counter was retired (look the key up again), else true
+     */
+    public final boolean charge(long nowMillis, long permits) {
+        synchronized (monitor()) {
+            if (retired()) {
+                return false;
+            }
+            advance(nowMillis);
+            add(nowMillis, permits);
+            publish();
+            return true;
+        }
+    }
+
+    /**
      * Forgets every counted permit; a later refund of a permit admitted until now gives nothing back.
      * @param nowMillis the current time
      */

@@ -180,6 +180,32 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Each settle is one atomic step on the key's counter. A key decided through the overflow sketch
+     * is charged more like any other, but given nothing back (as for {@link #refund}).
+     */
+    @Override
+    public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
+        long nowMillis = this.timeSource.currentTimeMillis();
+        for (int i = 0; i < requests.size(); i++) {
+            LimitRequest request = requests.get(i);
+            long difference = charges[i] - request.cost();
+            if (difference < 0) {
+                WindowCounter counter = existingCounter(request.limit(), request.key());
+                if (counter != null) {
+                    counter.refund(nowMillis, taken.decidedAtMillis(), -difference);
+                }
+            }
+            else if (difference > 0) {
+                while (!counterFor(request.limit(), request.key(), nowMillis).charge(nowMillis, difference)) {
+                    // Retired as it was looked up: look again.
+                }
+            }
+        }
+    }
+
     @Override
     public Decision peek(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);

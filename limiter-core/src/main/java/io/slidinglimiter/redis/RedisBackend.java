@@ -46,6 +46,8 @@ public final class RedisBackend implements RateLimitBackend {
 
     private static final byte[] REFUND = bytes("refund");
 
+    private static final byte[] SETTLE = bytes("settle");
+
     private static final byte[] REDIS_TIME = new byte[0];
 
     private static final byte[] ZERO = bytes("0");
@@ -121,6 +123,53 @@ public final class RedisBackend implements RateLimitBackend {
                     ? taken.parts().get(g).decidedAtMillis() : taken.decidedAtMillis();
             run(REFUND, REDIS_TIME, bytes(Long.toString(decidedAtMillis)), keysOf(selected), limitsOf(selected),
                     costsOf(selected));
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One script call per Cluster slot whose limits charge other than their cost (one in all off a
+     * Cluster), by Redis time: permits given back leave the sub-window they were taken in; permits
+     * charged beyond the cost count now. Limits charged exactly their cost cost no round trip.
+     */
+    @Override
+    public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
+        settle(REDIS_TIME, requests, taken, charges);
+    }
+
+    /**
+     * Settles at a given time instead of Redis time: for tests that replay a schedule.
+     * @param nowMillis the time of the settle
+     * @param requests the requests admitted together
+     * @param taken their decisions
+     * @param charges what each finally costs
+     */
+    void settleAt(long nowMillis, List<LimitRequest> requests, Decisions taken, long[] charges) {
+        settle(bytes(Long.toString(nowMillis)), requests, taken, charges);
+    }
+
+    private void settle(byte[] time, List<LimitRequest> requests, Decisions taken, long[] charges) {
+        List<List<Integer>> groups = groups(requests);
+        for (int g = 0; g < groups.size(); g++) {
+            List<Integer> changed = new ArrayList<>();
+            for (int index : groups.get(g)) {
+                if (charges[index] != requests.get(index).cost()) {
+                    changed.add(index);
+                }
+            }
+            if (changed.isEmpty()) {
+                continue;
+            }
+            List<LimitRequest> selected = SplitDecision.select(requests, changed);
+            long[] differences = new long[changed.size()];
+            for (int i = 0; i < differences.length; i++) {
+                differences[i] = charges[changed.get(i)] - selected.get(i).cost();
+            }
+            long decidedAtMillis = (groups.size() > 1 && taken.parts().size() == groups.size())
+                    ? taken.parts().get(g).decidedAtMillis() : taken.decidedAtMillis();
+            run(SETTLE, time, bytes(Long.toString(decidedAtMillis)), keysOf(selected), limitsOf(selected),
+                    differences);
         }
     }
 

@@ -301,6 +301,30 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A key given permits back forgets its cached denial here at once. A settle that cannot reach
+     * Redis is recorded against the breaker and thrown: the call then stays counted at its cost.
+     */
+    @Override
+    public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
+        if (this.denials != null) {
+            for (int i = 0; i < requests.size(); i++) {
+                if (charges[i] < requests.get(i).cost()) {
+                    this.denials.remove(requests.get(i).limit().name(), requests.get(i).key());
+                }
+            }
+        }
+        try {
+            this.redis.settle(requests, taken, charges);
+        }
+        catch (RuntimeException ex) {
+            failed(ex, breakerOf(requests.get(0).limit(), requests.get(0).key()));
+            throw ex;
+        }
+    }
+
     @Override
     public Decision peek(LimitDefinition limit, String key) {
         try {

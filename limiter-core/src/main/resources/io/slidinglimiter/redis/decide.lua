@@ -4,13 +4,15 @@
 --
 -- KEYS[i]      the counter of limit i: "<prefix>:{<key>}:<limit name>". All keys of one call
 --              share a hash slot on Redis Cluster.
--- ARGV[1]      "acquire", "peek", "reset" or "refund"
+-- ARGV[1]      "acquire", "peek", "reset", "refund" or "settle"
 -- ARGV[2]      the time in epoch milliseconds, or "" to read Redis TIME. Production always sends
 --              "": instances with skewed clocks agree. Tests send a time to replay scenarios.
--- ARGV[3]      for "refund", the time the admission being undone was decided at; for "acquire",
+-- ARGV[3]      for "refund" and "settle", the time the admission being undone or settled was decided at; for "acquire",
 --              the Redis time after which the caller no longer waits, or "" (now.lua)
 -- ARGV[4..]    five per limit i, from 4 + 5 * (i - 1): algorithm (0 sliding window counter,
---              1 sliding log), window millis, sub-windows, permits per window, cost
+--              1 sliding log), window millis, sub-windows, permits per window, cost; for "settle", the
+--              cost is the charge minus what was taken: below zero given back to the sub-window the
+--              permits came from, above zero counted now, whether or not it fits
 --
 -- Returns { all allowed (1 or 0; -1 when run after the caller's deadline, with nothing changed), the
 -- time decided at, then four per limit: allowed (1 or 0),
@@ -50,6 +52,20 @@ if operation == 'refund' then
   for i = 1, #KEYS do
     specs[i].algorithm.refund(counters[i], acquired_at, specs[i].cost)
     specs[i].algorithm.persist(counters[i], ttl(specs[i]))
+  end
+  return { 1, now }
+end
+
+if operation == 'settle' then
+  local acquired_at = tonumber(ARGV[3])
+  for i = 1, #KEYS do
+    local spec, difference = specs[i], specs[i].cost
+    if difference < 0 then
+      spec.algorithm.refund(counters[i], acquired_at, -difference)
+    elseif difference > 0 then
+      spec.algorithm.add(counters[i], now, difference)
+    end
+    spec.algorithm.persist(counters[i], ttl(spec))
   end
   return { 1, now }
 end

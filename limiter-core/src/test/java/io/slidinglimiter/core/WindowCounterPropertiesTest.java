@@ -89,6 +89,32 @@ class WindowCounterPropertiesTest {
     }
 
     @Test
+    void slidingWindowCounterSettledAfterEachCallDecidesLikeTheModel() {
+        forEachSeed((seed) -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            int slots = random.nextInt(1, 13);
+            long slotMillis = random.nextLong(1, 51);
+            long limit = random.nextLong(1, 41);
+            long start = random.nextLong(0, 1_000_000_000_001L);
+            SlidingWindowCounter counter = new SlidingWindowCounter(slots * slotMillis, slots, start);
+            replaySettled(random, counter, new SlotModel(slotMillis, slots), slotMillis, slots, limit, start,
+                    String.format("seed %d (N=%d, slot=%dms, limit=%d)", seed, slots, slotMillis, limit));
+        });
+    }
+
+    @Test
+    void slidingLogSettledAfterEachCallDecidesLikeTheModel() {
+        forEachSeed((seed) -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            long windowMillis = random.nextLong(1, 601);
+            long limit = random.nextLong(1, 41);
+            long start = random.nextLong(0, 1_000_000_000_001L);
+            replaySettled(random, new SlidingLog(windowMillis), new LogModel(windowMillis), windowMillis, 1, limit,
+                    start, String.format("seed %d (W=%dms, limit=%d)", seed, windowMillis, limit));
+        });
+    }
+
+    @Test
     void subWindowsAdmitAtMostTheLimitInAnyIntervalOfWindowLessOneSlot() {
         forEachSeed((seed) -> {
             SplittableRandom random = new SplittableRandom(seed);
@@ -134,6 +160,38 @@ class WindowCounterPropertiesTest {
                 long outcome = expected.allowed() ? expected.remaining() : -expected.retryAfterMillis();
                 assertThat(counter.acquire(now, cost, limit)).as(description).isEqualTo(outcome);
             }
+        }
+    }
+
+    /**
+     * Replays a seed's steps as calls charged after they ran: each admitted call is settled, some
+     * time later, to a random charge from 0 to twice the limit (given back below its cost, counted
+     * now above it, carrying the key past its limit), on the counter and on its model alike.
+     */
+    private static void replaySettled(SplittableRandom random, WindowCounter counter, Model model, long slotMillis,
+            int slots, long limit, long start, String schedule) {
+        long now = start;
+        for (Step step : steps(random)) {
+            now += step.advanceMillis(slotMillis, slots);
+            long cost = 1 + (step.cost() - 1) % limit;
+            Decision expected = model.decide(now, cost, limit);
+            String description = schedule + ": at " + now + " cost " + cost;
+            assertThat(counter.tryAcquire(now, cost, limit)).as(description).isEqualTo(expected);
+            if (!expected.allowed()) {
+                continue;
+            }
+            long acquiredAt = now;
+            now += random.nextBoolean() ? 0 : random.nextLong(0, 3 * slotMillis);
+            long charge = random.nextLong(0, 2 * limit + 1);
+            model.settle(now, acquiredAt, charge - cost);
+            if (charge < cost) {
+                counter.refund(now, acquiredAt, cost - charge);
+            }
+            else if (charge > cost) {
+                assertThat(counter.charge(now, charge - cost)).isTrue();
+            }
+            assertThat(counter.peek(now, limit)).as(description + " settled to " + charge + " at " + now)
+                    .isEqualTo(model.peek(now, limit));
         }
     }
 
@@ -206,6 +264,15 @@ class WindowCounterPropertiesTest {
 
         Decision decide(long now, long cost, long limit);
 
+        /**
+         * Settles a call admitted at {@code acquiredAt}: below zero, gives back up to that many of
+         * its permits if they are still in the window; above zero, counts that many more now.
+         */
+        void settle(long now, long acquiredAt, long difference);
+
+        /** What a call of cost 1 would be told, consuming nothing. */
+        Decision peek(long now, long limit);
+
     }
 
     /** Keeps (slot, cost) of every admission; a permit counts while its slot is among the newest N. */
@@ -224,12 +291,41 @@ class WindowCounterPropertiesTest {
 
         @Override
         public Decision decide(long now, long cost, long limit) {
+            return decide(now, cost, limit, true);
+        }
+
+        @Override
+        public Decision peek(long now, long limit) {
+            return decide(now, 1, limit, false);
+        }
+
+        @Override
+        public void settle(long now, long acquiredAt, long difference) {
+            long slot = Math.floorDiv(now, this.slotMillis);
+            if (difference > 0) {
+                this.admitted.add(new long[] { slot, difference });
+                return;
+            }
+            long acquiredSlot = Math.floorDiv(acquiredAt, this.slotMillis);
+            long left = -difference;
+            for (long[] permit : this.admitted) {
+                if (permit[0] == acquiredSlot && acquiredSlot > slot - this.slots) {
+                    long taken = Math.min(permit[1], left);
+                    permit[1] -= taken;
+                    left -= taken;
+                }
+            }
+        }
+
+        private Decision decide(long now, long cost, long limit, boolean take) {
             long slot = Math.floorDiv(now, this.slotMillis);
             long used = usedAt(slot);
             long retryAfter = 0;
             if (used + cost <= limit) {
-                this.admitted.add(new long[] { slot, cost });
-                used += cost;
+                if (take) {
+                    this.admitted.add(new long[] { slot, cost });
+                    used += cost;
+                }
             }
             else {
                 for (long later = slot + 1; ; later++) {
@@ -241,7 +337,7 @@ class WindowCounterPropertiesTest {
             }
             long newest = Long.MIN_VALUE;
             for (long[] permit : this.admitted) {
-                if (permit[0] > slot - this.slots) {
+                if (permit[0] > slot - this.slots && permit[1] > 0) {
                     newest = Math.max(newest, permit[0]);
                 }
             }
@@ -274,21 +370,42 @@ class WindowCounterPropertiesTest {
 
         @Override
         public Decision decide(long now, long cost, long limit) {
+            return decide(now, cost, limit, true);
+        }
+
+        @Override
+        public Decision peek(long now, long limit) {
+            return decide(now, 1, limit, false);
+        }
+
+        @Override
+        public void settle(long now, long acquiredAt, long difference) {
+            for (long i = 0; i < difference; i++) {
+                this.permits.add(now);
+            }
+            if (acquiredAt > now - this.windowMillis) {
+                for (long i = 0; i < -difference; i++) {
+                    this.permits.remove(Long.valueOf(acquiredAt));
+                }
+            }
+        }
+
+        private Decision decide(long now, long cost, long limit, boolean take) {
             long used = usedAt(now);
             long retryAfter = 0;
             if (used + cost <= limit) {
-                for (int i = 0; i < cost; i++) {
-                    this.permits.add(now);
+                if (take) {
+                    for (int i = 0; i < cost; i++) {
+                        this.permits.add(now);
+                    }
+                    used += cost;
                 }
-                used += cost;
             }
             else {
-                for (long later = now + 1; ; later++) {
-                    if (usedAt(later) + cost <= limit) {
-                        retryAfter = later - now;
-                        break;
-                    }
-                }
+                // The count only drops when a permit leaves: try those moments, earliest first.
+                retryAfter = this.permits.stream().map((permit) -> permit + this.windowMillis)
+                        .filter((leaves) -> leaves > now).sorted()
+                        .filter((leaves) -> usedAt(leaves) + cost <= limit).findFirst().orElseThrow() - now;
             }
             long newest = Long.MIN_VALUE;
             for (long permit : this.permits) {

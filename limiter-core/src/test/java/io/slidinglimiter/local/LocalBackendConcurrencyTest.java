@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.ConcurrentCalls;
+import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
@@ -45,6 +46,30 @@ class LocalBackendConcurrencyTest {
         LimitDefinition limit = new LimitDefinition("hot-log", 1_000, Duration.ofSeconds(1), 1, Algorithm.SLIDING_LOG);
         long admitted = hammer(attempt -> this.backend.tryAcquire(limit, "one-key", 1).allowed() ? 1 : 0);
         assertThat(admitted).isEqualTo(1_000);
+    }
+
+    /**
+     * Calls admitted against a cost of 500 and settled to 100, from many threads at once: a call needs
+     * 500 free, counting those in flight, so exactly six get through (used 0, 100, ... 500 when
+     * admitted), and the key ends holding exactly their 600, for both algorithms.
+     */
+    @Test
+    void callsSettledBelowTheirCostAreAdmittedExactlyWhileTheirChargesLeaveRoom() throws Exception {
+        for (Algorithm algorithm : Algorithm.values()) {
+            LimitDefinition limit = new LimitDefinition("settled-" + algorithm, 1_000, Duration.ofSeconds(1),
+                    (algorithm == Algorithm.SLIDING_LOG) ? 1 : 10, algorithm);
+            List<LimitRequest> requests = List.of(new LimitRequest(limit, "one-key", 500));
+            long admitted = hammer(attempt -> {
+                Decisions taken = this.backend.tryAcquireAll(requests);
+                if (!taken.allowed()) {
+                    return 0;
+                }
+                this.backend.settle(requests, taken, new long[] { 100 });
+                return 1;
+            });
+            assertThat(admitted).as(algorithm.name()).isEqualTo(6);
+            assertThat(this.backend.peek(limit, "one-key").remaining()).as(algorithm.name()).isEqualTo(400);
+        }
     }
 
     @Test

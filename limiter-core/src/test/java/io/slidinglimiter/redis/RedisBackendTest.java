@@ -88,6 +88,63 @@ class RedisBackendTest {
         }
     }
 
+    /**
+     * Seeded schedules of calls charged after they ran, some below their cost, some above it and
+     * past the limit: every decision, and what every key holds after each settle, equals the local
+     * backend's.
+     */
+    @Test
+    void settlesLikeTheLocalBackendForBothAlgorithms() {
+        for (long seed = 0; seed < 40; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            long start = 1_700_000_000_000L + random.nextLong(0, 1_000_000);
+            ManualTimeSource time = new ManualTimeSource(start);
+            LocalBackend local = new LocalBackend(time, 1_000);
+            int slots = random.nextInt(1, 11);
+            long slotMillis = random.nextLong(1, 40);
+            LimitDefinition counter = LimitDefinition.of("settled-counter-" + seed, random.nextLong(1, 20),
+                    Duration.ofMillis(slots * slotMillis), slots);
+            LimitDefinition log = new LimitDefinition("settled-log-" + seed, random.nextLong(1, 20),
+                    Duration.ofMillis(random.nextLong(1, 300)), 1, Algorithm.SLIDING_LOG);
+            for (int step = 0; step < 120; step++) {
+                time.advanceMillis(random.nextInt(10) < 7 ? random.nextLong(0, 20) : random.nextLong(0, 400));
+                LimitDefinition limit = random.nextBoolean() ? counter : log;
+                String key = "k" + random.nextInt(3);
+                long cost = random.nextLong(1, limit.limit() + 1);
+                List<LimitRequest> requests = List.of(new LimitRequest(limit, key, cost));
+                String described = String.format("seed %d step %d: %s %s cost %d", seed, step, limit.name(), key, cost);
+                Decisions expected = local.tryAcquireAll(requests);
+                Decisions actual = backend.tryAcquireAllAt(time.currentTimeMillis(), requests);
+                assertThat(actual.decisions()).as(described).isEqualTo(expected.decisions());
+                if (!expected.allowed()) {
+                    continue;
+                }
+                time.advanceMillis(random.nextBoolean() ? 0 : random.nextLong(0, 50));
+                long[] charge = { random.nextLong(0, 2 * limit.limit() + 1) };
+                local.settle(requests, expected, charge);
+                backend.settleAt(time.currentTimeMillis(), requests, actual, charge);
+                assertThat(backend.peekAt(time.currentTimeMillis(), limit, key)).as(described + " settled to " + charge[0])
+                        .isEqualTo(local.peek(limit, key));
+            }
+        }
+    }
+
+    @Test
+    void aSettleThatChangesNothingCostsNoRoundTrip() {
+        LimitDefinition limit = LimitDefinition.of("exact-charge", 10, Duration.ofMinutes(1), 10);
+        List<LimitRequest> requests = List.of(new LimitRequest(limit, "k", 3));
+        Decisions taken = backend.tryAcquireAll(requests);
+        long before = server.scriptCalls();
+        backend.settle(requests, taken, new long[] { 3 });
+        assertThat(server.scriptCalls()).isEqualTo(before);
+        backend.settle(requests, taken, new long[] { 1 });
+        assertThat(server.scriptCalls()).isEqualTo(before + 1);
+        assertThat(backend.peek(limit, "k").remaining()).isEqualTo(9);
+        backend.settle(requests, taken, new long[] { 25 });
+        assertThat(backend.peek(limit, "k").remaining()).as("past the limit").isZero();
+        assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isFalse();
+    }
+
     @Test
     void severalLimitsAreAllOrNothingInOneScript() {
         LimitDefinition perUser = LimitDefinition.of("per-user", 5, Duration.ofMinutes(1), 10);
