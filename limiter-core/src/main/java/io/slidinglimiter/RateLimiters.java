@@ -1,10 +1,12 @@
 package io.slidinglimiter;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
@@ -181,6 +183,29 @@ public class RateLimiters {
     }
 
     /**
+     * {@link #settle} without blocking the calling thread, for reactive callers: at once in memory,
+     * on {@code blocking} where the backend waits for I/O.
+     * @param requests the requests as admitted
+     * @param taken their decisions, allowed
+     * @param charges what each request finally costs
+     * @param blocking runs work that may block
+     * @return completes when settled, or with what the settle threw
+     */
+    public CompletionStage<Void> settleAsync(List<LimitRequest> requests, Decisions taken, long[] charges,
+            Executor blocking) {
+        if (this.backend.mayBlock()) {
+            return CompletableFuture.runAsync(() -> settle(requests, taken, charges), blocking);
+        }
+        try {
+            settle(requests, taken, charges);
+            return CompletableFuture.completedFuture(null);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
      * What a call of cost 1 for {@code key} would be told now, without consuming anything.
      * @param limitName a configured or annotated limit's name
      * @param key the counter key, not blank
@@ -188,6 +213,17 @@ public class RateLimiters {
      */
     public Decision peek(String limitName, String key) {
         return this.backend.peek(this.registry.get(limitName), key);
+    }
+
+    /**
+     * What {@code key} holds in a limit now, without consuming anything: what a call of cost 1 would
+     * be told, and the permits counted, which charges may carry past the limit.
+     * @param limitName a configured or annotated limit's name
+     * @param key the counter key, not blank
+     * @return the key's usage
+     */
+    public KeyUsage usage(String limitName, String key) {
+        return this.backend.usage(this.registry.get(limitName), key);
     }
 
     /**

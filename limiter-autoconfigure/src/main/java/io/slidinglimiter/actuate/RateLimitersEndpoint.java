@@ -18,6 +18,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitStatistics;
@@ -97,9 +98,10 @@ public class RateLimitersEndpoint {
             if (key.isBlank()) {
                 return error("The key must not be blank");
             }
-            Decision usage = this.rateLimiters.peek(name, key);
+            KeyUsage counted = this.rateLimiters.usage(name, key);
+            Decision usage = counted.decision();
             Map<String, Object> keyUsage = new LinkedHashMap<>();
-            keyUsage.put("used", usage.limit() - usage.remaining());
+            keyUsage.put("used", counted.used());
             keyUsage.put("remaining", usage.remaining());
             keyUsage.put("retryAfter", seconds(usage.retryAfter()));
             keyUsage.put("resetAfter", seconds(usage.resetAfter()));

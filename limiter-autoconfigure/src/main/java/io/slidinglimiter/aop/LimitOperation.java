@@ -14,9 +14,10 @@ import io.slidinglimiter.expression.KeyExpression;
  * @param constantCost the cost when it is a number, else 0
  * @param cost the cost expression, or null when the cost is a number
  * @param condition the condition, or null for always
+ * @param charge what the call finally costs, evaluated when it ends; null when it costs its cost
  */
 public record LimitOperation(LimitRegistry.Handle limit, KeyExpression key, long constantCost, Expression cost,
-        Expression condition) {
+        Expression condition, Expression charge) {
 
     /** @return the limit's name */
     public String limitName() {

@@ -9,8 +9,9 @@ import io.slidinglimiter.web.WebCall;
 
 /**
  * The variables of one annotated call: its parameters by name and position, then {@code #request},
- * {@code #principal}, {@code #clientAddress}, {@code #method} and {@code #args}. A parameter named
- * like one of those wins.
+ * {@code #principal}, {@code #clientAddress}, {@code #method} and {@code #args}, and once the call
+ * ended, for its charge, {@code #result} and {@code #exception}. A parameter named like one of those
+ * wins.
  */
 final class MethodCallContext extends CallEvaluationContext {
 
@@ -22,13 +23,28 @@ final class MethodCallContext extends CallEvaluationContext {
 
     private final WebCall web;
 
+    private final Object result;
+
+    private final Throwable exception;
+
     MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
             Map<String, Integer> parameterIndex, WebCall web) {
+        this(parser, method, args, parameterIndex, web, null, null);
+    }
+
+    /**
+     * The variables of a call that ended, for its charge: besides the call's, {@code #result} and
+     * {@code #exception}.
+     */
+    MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
+            Map<String, Integer> parameterIndex, WebCall web, Object result, Throwable exception) {
         super(parser);
         this.method = method;
         this.args = args;
         this.parameterIndex = parameterIndex;
         this.web = web;
+        this.result = result;
+        this.exception = exception;
     }
 
     @Override
@@ -40,6 +56,8 @@ final class MethodCallContext extends CallEvaluationContext {
         return switch (name) {
             case "method" -> this.method;
             case "args" -> this.args;
+            case "result" -> this.result;
+            case "exception" -> this.exception;
             default -> WebCall.variable(this.web, name);
         };
     }

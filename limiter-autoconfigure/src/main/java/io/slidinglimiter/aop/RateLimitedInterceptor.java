@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -18,6 +19,7 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.HttpRateLimitContext;
 import io.slidinglimiter.web.WebCall;
 
@@ -38,18 +40,22 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     private final Supplier<LimiterExpressionParser> parser;
 
+    private final Supplier<ChargeSettlement> charges;
+
     /**
      * Creates the interceptor. Its collaborators are asked for on the first call, not before: the
      * advisor is created while post-processors are, and must not pull application beans in then.
      * @param operations the resolved operations
      * @param rateLimiters decides
      * @param parser the parser the operations' expressions came from
+     * @param charges settles charged calls once they ended
      */
     public RateLimitedInterceptor(Supplier<RateLimitedOperationSource> operations, Supplier<RateLimiters> rateLimiters,
-            Supplier<LimiterExpressionParser> parser) {
+            Supplier<LimiterExpressionParser> parser, Supplier<ChargeSettlement> charges) {
         this.operations = SingletonSupplier.of(operations);
         this.rateLimiters = SingletonSupplier.of(rateLimiters);
         this.parser = SingletonSupplier.of(parser);
+        this.charges = SingletonSupplier.of(charges);
     }
 
     @Override
@@ -62,12 +68,50 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         if (operation.reactive()) {
             Method method = invocation.getMethod();
             Object[] args = invocation.getArguments();
-            return ReactiveCalls.deferred(invocation, (web) -> requestsOf(operation, method, args, web),
-                    RateLimitedInterceptor::settle, this.rateLimiters.get());
+            return ReactiveCalls.deferred(invocation, (web, charges) -> requestsOf(operation, method, args, web, charges),
+                    RateLimitedInterceptor::settle, this.rateLimiters.get(),
+                    operation.charged() ? new ReactiveCalls.Charging(this.charges.get(),
+                            (web, result, exception) -> ended(operation, method, args, web, result, exception)) : null);
         }
-        enforce(operation, invocation.getMethod(), invocation.getArguments(),
-                WEB_PRESENT ? HttpRateLimitContext.current() : null);
+        WebCall web = WEB_PRESENT ? HttpRateLimitContext.current() : null;
+        if (operation.charged()) {
+            return invokeCharged(invocation, operation, web);
+        }
+        enforce(operation, invocation.getMethod(), invocation.getArguments(), web);
         return invocation.proceed();
+    }
+
+    /**
+     * A call with a charge: admitted against its cost like any other, then settled to its charge
+     * when it returns or throws; its own result or exception reaches the caller unchanged.
+     */
+    private Object invokeCharged(MethodInvocation invocation, RateLimitedOperation operation, WebCall web)
+            throws Throwable {
+        Method method = invocation.getMethod();
+        Object[] args = invocation.getArguments();
+        List<Expression> charges = new ArrayList<>(operation.limits().size());
+        List<LimitRequest> requests = requestsOf(operation, method, args, web, charges);
+        if (requests.isEmpty()) {
+            return invocation.proceed();
+        }
+        Decisions taken = this.rateLimiters.get().tryAcquireAllToSettle(requests);
+        settle(requests, taken, web);
+        Object result;
+        try {
+            result = invocation.proceed();
+        }
+        catch (Throwable ex) {
+            this.charges.get().settle(requests, charges, taken, ended(operation, method, args, web, null, ex), web);
+            throw ex;
+        }
+        this.charges.get().settle(requests, charges, taken, ended(operation, method, args, web, result, null), web);
+        return result;
+    }
+
+    private MethodCallContext ended(RateLimitedOperation operation, Method method, Object[] args, WebCall web,
+            Object result, Throwable exception) {
+        return new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(), web, result,
+                exception);
     }
 
     private void enforce(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
@@ -75,7 +119,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             enforce(operation.limits().get(0), this.rateLimiters.get(), context(operation, method, args, web), web);
             return;
         }
-        List<LimitRequest> requests = requestsOf(operation, method, args, web);
+        List<LimitRequest> requests = requestsOf(operation, method, args, web, null);
         if (!requests.isEmpty()) {
             settle(requests, this.rateLimiters.get().tryAcquireAll(requests), web);
         }
@@ -85,8 +129,12 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         return new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(), web);
     }
 
-    /** What a call asks: each limit whose condition holds and whose key is not to be skipped. */
-    private List<LimitRequest> requestsOf(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
+    /**
+     * What a call asks: each limit whose condition holds and whose key is not to be skipped; the
+     * charge of each request (null where it costs its cost) goes to {@code charges} unless it is null.
+     */
+    private List<LimitRequest> requestsOf(RateLimitedOperation operation, Method method, Object[] args, WebCall web,
+            List<Expression> charges) {
         MethodCallContext context = context(operation, method, args, web);
         List<LimitRequest> requests = new ArrayList<>(operation.limits().size());
         for (LimitOperation limit : operation.limits()) {
@@ -99,6 +147,9 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
                 continue;
             }
             requests.add(new LimitRequest(definition, key, cost(limit, definition, context)));
+            if (charges != null) {
+                charges.add(limit.charge());
+            }
         }
         return requests;
     }

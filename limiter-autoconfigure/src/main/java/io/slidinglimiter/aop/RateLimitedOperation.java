@@ -10,9 +10,10 @@ import java.util.Map;
  * @param parameterIndex the method's parameters by SpEL name ({@code userId}, {@code p0}, {@code a0})
  * @param reactive whether the method returns a {@code Mono} or {@code Flux}, whose limits are
  * decided when it is subscribed to
+ * @param charged whether a limit settles the call's cost once it ended
  */
 public record RateLimitedOperation(List<LimitOperation> limits,
-        Map<String, Integer> parameterIndex, boolean reactive) {
+        Map<String, Integer> parameterIndex, boolean reactive, boolean charged) {
 
     public RateLimitedOperation {
         limits = List.copyOf(limits);

@@ -55,6 +55,8 @@ public final class RateLimitedOperationSource {
 
     private final boolean allowEmptyKeys;
 
+    private final Map<String, String> configuredCharges;
+
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
     private final ConcurrentMap<MethodClassKey, Optional<RateLimitedOperation>> operations = new ConcurrentHashMap<>();
@@ -76,14 +78,17 @@ public final class RateLimitedOperationSource {
      * @param defaultSubWindows the sub-windows of an inline limit that does not say
      * @param parser the expression parser
      * @param allowEmptyKeys whether a call whose key is null or blank bypasses the limit (else it is denied)
+     * @param configuredCharges {@code limiter.limits.<name>.charge} by limit name, which win over the
+     * annotation's {@code charge}
      */
     public RateLimitedOperationSource(LimitRegistry registry, Set<String> configuredLimits, int defaultSubWindows,
-            LimiterExpressionParser parser, boolean allowEmptyKeys) {
+            LimiterExpressionParser parser, boolean allowEmptyKeys, Map<String, String> configuredCharges) {
         this.registry = registry;
         this.configuredLimits = Set.copyOf(configuredLimits);
         this.defaultSubWindows = defaultSubWindows;
         this.parser = parser;
         this.allowEmptyKeys = allowEmptyKeys;
+        this.configuredCharges = Map.copyOf(configuredCharges);
     }
 
     /**
@@ -178,7 +183,8 @@ public final class RateLimitedOperationSource {
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
         }
-        return new RateLimitedOperation(limits, parameterIndex, ReactiveCalls.isReactive(method.getReturnType()));
+        return new RateLimitedOperation(limits, parameterIndex, ReactiveCalls.isReactive(method.getReturnType()),
+                limits.stream().anyMatch((limit) -> limit.charge() != null));
     }
 
     private LimitOperation limitOperation(RateLimited annotation, Method method, Class<?> userClass,
@@ -188,6 +194,7 @@ public final class RateLimitedOperationSource {
         KeyExpression key = new KeyExpression(expression(annotation.key(), "key", description, variables),
                 description, this.allowEmptyKeys);
         Expression condition = expression(annotation.condition(), "condition", description, variables);
+        Expression charge = chargeExpression(name, annotation, method, description, variables);
         String cost = annotation.cost().trim();
         if (cost.matches("\\d{1,18}")) {
             long constantCost = Long.parseLong(cost);
@@ -196,10 +203,10 @@ public final class RateLimitedOperationSource {
                         + "' is outside 1.." + definition.limit() + ", so no call could ever be admitted",
                         "Set cost to a number between 1 and the limit, or to an expression.");
             }
-            return new LimitOperation(this.registry.handle(name), key, constantCost, null, condition);
+            return new LimitOperation(this.registry.handle(name), key, constantCost, null, condition, charge);
         }
         return new LimitOperation(this.registry.handle(name), key, 0, expression(cost, "cost", description, variables),
-                condition);
+                condition, charge);
     }
 
     private String limitName(RateLimited annotation, Method method, Class<?> userClass, String description) {
@@ -283,6 +290,38 @@ public final class RateLimitedOperationSource {
             throw problem(description, attribute + " expression " + ex.getMessage(),
                     "Refer to the method's parameters by name (compile with -parameters) or as #p0, #a0;"
                             + " or to #request, #principal, #method, #args and existing @beans.");
+        }
+    }
+
+    /**
+     * The charge, from {@code limiter.limits.<name>.charge} or else the annotation, with
+     * {@code #result} (not for a method that returns nothing) and {@code #exception} besides the
+     * call's variables; null when the call costs its cost.
+     */
+    private Expression chargeExpression(String name, RateLimited annotation, Method method, String description,
+            Set<String> variables) {
+        String configured = this.configuredCharges.get(name);
+        String source = (configured != null && !configured.isBlank()) ? configured : annotation.charge();
+        if (source.isBlank()) {
+            return null;
+        }
+        String attribute = (configured != null && !configured.isBlank())
+                ? "charge (" + LimitPropertyNames.of(name) + ".charge)" : "charge";
+        Set<String> settled = new HashSet<>(variables);
+        settled.add("exception");
+        boolean returnsNothing = method.getReturnType() == void.class || method.getReturnType() == Void.class;
+        if (!returnsNothing) {
+            settled.add("result");
+        }
+        try {
+            return this.parser.parse(source, settled);
+        }
+        catch (InvalidExpressionException ex) {
+            throw problem(description, attribute + " expression " + ex.getMessage(), returnsNothing
+                    ? "The method returns nothing, so there is no #result: charge by #exception or the"
+                            + " parameters, or return the value to charge by."
+                    : "Refer to #result, #exception, the method's parameters, #request, #principal, #method,"
+                            + " #args and existing @beans.");
         }
     }
 

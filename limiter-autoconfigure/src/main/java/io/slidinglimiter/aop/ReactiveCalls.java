@@ -1,6 +1,8 @@
 package io.slidinglimiter.aop;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
@@ -8,11 +10,14 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.ReactiveDecisions;
 import io.slidinglimiter.web.ReactiveRateLimitContext;
 import io.slidinglimiter.web.WebCall;
@@ -45,12 +50,32 @@ final class ReactiveCalls {
         return REACTOR_PRESENT && Reactor.isReactive(returnType);
     }
 
-    /** What a call asks, given the request it serves (null outside one). */
+    /**
+     * What a call asks, given the request it serves (null outside one); the charge of each request
+     * (null where it costs its cost) goes to {@code charges} unless it is null.
+     */
     @FunctionalInterface
     interface Requests {
 
-        List<LimitRequest> of(WebCall web);
+        List<LimitRequest> of(WebCall web, List<Expression> charges);
 
+    }
+
+    /** The variables of a call that ended, for its charge. */
+    @FunctionalInterface
+    interface Ended {
+
+        EvaluationContext of(WebCall web, Object result, Throwable exception);
+
+    }
+
+    /**
+     * How a charged call settles: {@code #result} is the value a {@code Mono} emitted (null when
+     * empty), or the number of elements a {@code Flux} emitted.
+     * @param settlement evaluates the charges and accounts for the settle
+     * @param ended the variables of the call once it ended
+     */
+    record Charging(ChargeSettlement settlement, Ended ended) {
     }
 
     /** Records decisions for the request and throws when they deny the call. */
@@ -68,10 +93,14 @@ final class ReactiveCalls {
      * @param requests what the call asks
      * @param settlement records the decisions and throws to deny
      * @param rateLimiters decides
+     * @param charging how the call settles once it ended, or null when it costs its cost
      * @return a {@code Mono} or {@code Flux} like the method's
      */
     static Object deferred(MethodInvocation invocation, Requests requests, Settlement settlement,
-            RateLimiters rateLimiters) {
+            RateLimiters rateLimiters, Charging charging) {
+        if (charging != null) {
+            return Reactor.charged((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters, charging);
+        }
         return Reactor.deferred((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters);
     }
 
@@ -88,7 +117,7 @@ final class ReactiveCalls {
                 ReactiveRateLimitContext web = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
                 List<LimitRequest> asked;
                 try {
-                    asked = requests.of(web);
+                    asked = requests.of(web, null);
                 }
                 catch (RuntimeException ex) {
                     return rejected(web, ex);
@@ -110,6 +139,62 @@ final class ReactiveCalls {
                 return decided.thenMany(Flux.defer(() -> Flux.from(proceed(invocation))));
             }
             return decided.then(Mono.defer(() -> Mono.from(proceed(invocation))));
+        }
+
+        /**
+         * A charged call: admitted like any other when subscribed to, then settled to its charge when
+         * the method's result completes or fails (not when it is cancelled: the call then stays at
+         * its cost). The result's signals reach the subscriber unchanged, after the settle.
+         */
+        static Object charged(ProxyMethodInvocation invocation, Requests requests, Settlement settlement,
+                RateLimiters rateLimiters, Charging charging) {
+            boolean flux = Flux.class.isAssignableFrom(invocation.getMethod().getReturnType());
+            Flux<Object> calls = Flux.deferContextual((context) -> {
+                ReactiveRateLimitContext web = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
+                List<Expression> chargeOf = new ArrayList<>();
+                List<LimitRequest> asked;
+                try {
+                    asked = requests.of(web, chargeOf);
+                }
+                catch (RuntimeException ex) {
+                    return rejected(web, ex);
+                }
+                if (asked.isEmpty()) {
+                    return Flux.from(proceed(invocation));
+                }
+                return ReactiveDecisions.decide(rateLimiters, asked).flatMapMany((taken) -> {
+                    try {
+                        settlement.settle(asked, taken, web);
+                    }
+                    catch (RuntimeException ex) {
+                        return rejected(web, ex);
+                    }
+                    return settledWhenDone(Flux.from(proceed(invocation)), flux,
+                            (result, exception) -> ReactiveDecisions.settle(rateLimiters, charging.settlement(), asked,
+                                    chargeOf, taken, charging.ended().of(web, result, exception), web));
+                });
+            });
+            return flux ? calls : calls.singleOrEmpty();
+        }
+
+        /**
+         * The method's elements, then the settle of its charge before the completion or the error
+         * reaches the subscriber. A {@code Mono}'s charge sees the value it emitted; a {@code Flux}'s
+         * sees how many elements it emitted.
+         */
+        private static Flux<Object> settledWhenDone(Flux<Object> result, boolean flux,
+                BiFunction<Object, Throwable, Mono<Void>> settle) {
+            return Flux.defer(() -> {
+                long[] emitted = { 0 };
+                Object[] last = { null };
+                Flux<Object> counted = result.doOnNext((element) -> {
+                    emitted[0]++;
+                    last[0] = element;
+                });
+                return counted
+                        .onErrorResume((error) -> settle.apply(flux ? emitted[0] : last[0], error).then(Mono.error(error)))
+                        .concatWith(Mono.defer(() -> settle.apply(flux ? emitted[0] : last[0], null)).then(Mono.empty()));
+            });
         }
 
         /** A denial (or a key or cost that cannot be taken): the request is marked rejected, the subscriber fails. */

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.springframework.expression.Expression;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -80,8 +81,19 @@ final class HttpRules {
                 problems.add(new Problem(prefix + ".key", "key expression " + ex.getMessage(),
                         "Write the key over #request, #principal and #clientAddress, for example #clientAddress."));
             }
+            Expression charge = null;
+            if (rule.getCharge() != null && !rule.getCharge().isBlank()) {
+                try {
+                    charge = parser.parse(rule.getCharge(), HttpRule.CHARGE_VARIABLES);
+                }
+                catch (InvalidExpressionException ex) {
+                    problems.add(new Problem(prefix + ".charge", "charge expression " + ex.getMessage(),
+                            "Write the charge over #status, #response, #request, #principal and #clientAddress,"
+                                    + " for example \"#status == 404 ? 1 : 0\"."));
+                }
+            }
             if (problems.size() == before) {
-                rules.add(new HttpRule(rule.getLimit(), path, methods, key));
+                rules.add(new HttpRule(rule.getLimit(), path, methods, key, charge));
             }
         }
         if (!problems.isEmpty()) {

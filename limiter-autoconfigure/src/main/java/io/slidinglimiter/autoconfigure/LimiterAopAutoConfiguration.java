@@ -1,5 +1,8 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.util.HashMap;
+import java.util.Map;
+
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -27,6 +30,7 @@ import io.slidinglimiter.aop.RateLimitedOperationSource;
 import io.slidinglimiter.autoconfigure.LimiterProperties.EmptyKey;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.web.ChargeSettlement;
 
 /**
  * {@code @RateLimited} on bean methods: an infrastructure advisor, the auto-proxy creator that
@@ -54,17 +58,24 @@ public class LimiterAopAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedOperationSource> rateLimitedOperationSource,
-            ObjectProvider<RateLimiters> rateLimiters, ObjectProvider<LimiterExpressionParser> limiterExpressionParser) {
+            ObjectProvider<RateLimiters> rateLimiters, ObjectProvider<LimiterExpressionParser> limiterExpressionParser,
+            ObjectProvider<ChargeSettlement> limiterChargeSettlement) {
         return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimitedOperationSource::getObject,
-                rateLimiters::getObject, limiterExpressionParser::getObject));
+                rateLimiters::getObject, limiterExpressionParser::getObject, limiterChargeSettlement::getObject));
     }
 
     @Bean
     RateLimitedOperationSource rateLimitedOperationSource(LimitRegistry limitRegistry, LimiterProperties properties,
             LimiterExpressionParser limiterExpressionParser) {
+        Map<String, String> charges = new HashMap<>();
+        properties.getLimits().forEach((name, limit) -> {
+            if (limit.getCharge() != null) {
+                charges.put(name, limit.getCharge());
+            }
+        });
         return new RateLimitedOperationSource(limitRegistry, properties.getLimits().keySet(),
                 properties.getDefaultSubWindows(), limiterExpressionParser,
-                properties.getEmptyKey() == EmptyKey.ALLOW);
+                properties.getEmptyKey() == EmptyKey.ALLOW, charges);
     }
 
     @Bean

@@ -19,6 +19,7 @@ import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.web.ChargeSettlement;
 
 /**
  * Sliding Limiter's core beans: the limits from {@code limiter.limits}, the backend that counts
@@ -102,6 +103,12 @@ public class LimiterAutoConfiguration {
     @ConditionalOnMissingBean
     RateLimiters rateLimiters(LimitRegistry limitRegistry, RateLimitBackend rateLimitBackend) {
         return new RateLimiters(limitRegistry, rateLimitBackend);
+    }
+
+    @Bean
+    ChargeSettlement limiterChargeSettlement(ObjectProvider<RateLimiters> rateLimiters,
+            ObjectProvider<LimitRegistry> limitRegistry) {
+        return new ChargeSettlement(rateLimiters::getObject, limitRegistry::getObject);
     }
 
 }

@@ -179,6 +179,13 @@ public class LimiterProperties {
          */
         private FailurePolicy onFailure;
 
+        /**
+         * SpEL evaluated when an annotated call ends, with #result and #exception: the permits it
+         * finally consumes (admitted against its cost, then settled to this). Wins over the
+         * annotation's charge.
+         */
+        private String charge;
+
         public Long getLimit() {
             return this.limit;
         }
@@ -225,6 +232,14 @@ public class LimiterProperties {
 
         public void setOnFailure(FailurePolicy onFailure) {
             this.onFailure = onFailure;
+        }
+
+        public String getCharge() {
+            return this.charge;
+        }
+
+        public void setCharge(String charge) {
+            this.charge = charge;
         }
 
     }
@@ -424,6 +439,13 @@ public class LimiterProperties {
          */
         private String key;
 
+        /**
+         * SpEL evaluated after the response, with #status and #response besides #request and
+         * #principal: the permits the request finally consumes, for example "#status == 404 ? 1 : 0".
+         * Empty: one permit.
+         */
+        private String charge;
+
         public String getLimit() {
             return this.limit;
         }
@@ -454,6 +476,14 @@ public class LimiterProperties {
 
         public void setKey(String key) {
             this.key = key;
+        }
+
+        public String getCharge() {
+            return this.charge;
+        }
+
+        public void setCharge(String charge) {
+            this.charge = charge;
         }
 
     }

@@ -13,6 +13,7 @@ import org.springframework.web.server.WebFilter;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.ReactiveRateLimitFilter;
 
 /**
@@ -30,9 +31,10 @@ public class LimiterReactiveWebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ReactiveRateLimitFilter reactiveRateLimitFilter(LimiterProperties properties, RateLimiters rateLimiters,
-            LimiterExpressionParser limiterExpressionParser) {
+            LimiterExpressionParser limiterExpressionParser, ChargeSettlement limiterChargeSettlement) {
         return new ReactiveRateLimitFilter(HttpRules.of(properties, limiterExpressionParser), rateLimiters,
-                limiterExpressionParser, properties.getHttp().isHeaders(), properties.getHttp().getFilterOrder());
+                limiterExpressionParser, properties.getHttp().isHeaders(), properties.getHttp().getFilterOrder(),
+                limiterChargeSettlement);
     }
 
 }

@@ -14,6 +14,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.ProblemDetailRejectionHandler;
 import io.slidinglimiter.web.RateLimitExceptionResolver;
 import io.slidinglimiter.web.RateLimitFilter;
@@ -39,9 +40,11 @@ public class LimiterWebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "rateLimitFilter")
     FilterRegistrationBean<RateLimitFilter> rateLimitFilter(LimiterProperties properties, RateLimiters rateLimiters,
-            LimiterExpressionParser limiterExpressionParser, RateLimitRejectionHandler rateLimitRejectionHandler) {
+            LimiterExpressionParser limiterExpressionParser, RateLimitRejectionHandler rateLimitRejectionHandler,
+            ChargeSettlement limiterChargeSettlement) {
         RateLimitFilter filter = new RateLimitFilter(HttpRules.of(properties, limiterExpressionParser), rateLimiters,
-                limiterExpressionParser, rateLimitRejectionHandler, properties.getHttp().isHeaders());
+                limiterExpressionParser, rateLimitRejectionHandler, properties.getHttp().isHeaders(),
+                limiterChargeSettlement);
         FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("rateLimitFilter");
         registration.setOrder(properties.getHttp().getFilterOrder());

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
@@ -24,11 +25,18 @@ import io.slidinglimiter.expression.KeyExpression;
  * @param path the path pattern
  * @param methods upper-case HTTP methods; empty for all
  * @param key the counter key over {@code #request}, {@code #principal} and {@code #clientAddress}
+ * @param charge what a request finally costs, evaluated after the response with {@code #status} and
+ * {@code #response} besides the key's variables; null for one permit
  */
-public record HttpRule(String limitName, PathPattern path, Set<String> methods, KeyExpression key) {
+public record HttpRule(String limitName, PathPattern path, Set<String> methods, KeyExpression key,
+        Expression charge) {
 
     /** The variables a rule's key may use. */
     public static final Set<String> KEY_VARIABLES = Set.of("request", "principal", "clientAddress");
+
+    /** The variables a rule's charge may use. */
+    public static final Set<String> CHARGE_VARIABLES = Set.of("request", "principal", "clientAddress", "status",
+            "response");
 
     public HttpRule {
         if (methods.contains("GET") && !methods.contains("HEAD")) {
@@ -50,10 +58,11 @@ public record HttpRule(String limitName, PathPattern path, Set<String> methods, 
      * @param path the request's path within the application
      * @param rateLimiters knows the limits
      * @param variables the request's variables for keys, made on first use
+     * @param charges receives the charge of each request (null for one permit)
      * @return the requests, or null when no rule applies
      */
     static List<LimitRequest> requestsFor(List<HttpRule> rules, String method, PathContainer path,
-            RateLimiters rateLimiters, Supplier<EvaluationContext> variables) {
+            RateLimiters rateLimiters, Supplier<EvaluationContext> variables, List<Expression> charges) {
         List<LimitRequest> requests = null;
         EvaluationContext context = null;
         for (HttpRule rule : rules) {
@@ -69,6 +78,7 @@ public record HttpRule(String limitName, PathPattern path, Set<String> methods, 
             requests = (requests != null) ? requests : new ArrayList<>(2);
             if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
                 requests.add(new LimitRequest(limit, key, 1));
+                charges.add(rule.charge());
             }
         }
         return requests;

@@ -1,6 +1,7 @@
 package io.slidinglimiter.web;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.servlet.FilterChain;
@@ -8,6 +9,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.expression.Expression;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -43,6 +45,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
     private final boolean headersOnAllowed;
 
+    private final ChargeSettlement charges;
+
     /**
      * Creates the filter.
      * @param rules the URL rules, in order
@@ -50,14 +54,16 @@ public class RateLimitFilter extends OncePerRequestFilter {
      * @param parser the parser the rules' keys came from
      * @param rejectionHandler writes 429 responses
      * @param headersOnAllowed whether allowed responses carry the RateLimit headers
+     * @param charges settles the rules that charge after the response
      */
     public RateLimitFilter(List<HttpRule> rules, RateLimiters rateLimiters, LimiterExpressionParser parser,
-            RateLimitRejectionHandler rejectionHandler, boolean headersOnAllowed) {
+            RateLimitRejectionHandler rejectionHandler, boolean headersOnAllowed, ChargeSettlement charges) {
         this.rules = List.copyOf(rules);
         this.rateLimiters = rateLimiters;
         this.parser = parser;
         this.rejections = new RejectionWriter(rejectionHandler);
         this.headersOnAllowed = headersOnAllowed;
+        this.charges = charges;
     }
 
     @Override
@@ -65,9 +71,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         HttpRateLimitContext context = new HttpRateLimitContext(request, response, this.headersOnAllowed);
         request.setAttribute(HttpRateLimitContext.ATTRIBUTE, context);
+        RuleAdmission admitted;
         try {
             try {
-                applyRules(request, context);
+                admitted = applyRules(request, context);
             }
             catch (RateLimitExceededException denied) {
                 this.rejections.write(request, response, context, denied);
@@ -77,7 +84,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
                 chain.doFilter(request, response);
             }
             catch (ServletException | IOException | RuntimeException ex) {
-                if (!this.rejections.write(request, response, context, ex)) {
+                boolean rejected = this.rejections.write(request, response, context, ex);
+                // What the container answers for an exception that escapes the filters: 500.
+                settle(admitted, context, response, rejected ? response.getStatus() : 500);
+                if (!rejected) {
                     throw ex;
                 }
                 return;
@@ -85,6 +95,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
             if (request.getAttribute(REJECTION_ATTRIBUTE) instanceof Throwable rejection) {
                 this.rejections.write(request, response, context, rejection);
             }
+            settle(admitted, context, response, response.getStatus());
         }
         finally {
             request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
@@ -92,22 +103,38 @@ public class RateLimitFilter extends OncePerRequestFilter {
         }
     }
 
-    /** Decides the rules that match, all-or-nothing; throws when they deny the request. */
-    private void applyRules(HttpServletRequest request, HttpRateLimitContext context) {
+    /**
+     * Decides the rules that match, all-or-nothing; throws when they deny the request.
+     * @return what to settle once the response is known, or null when no rule charges
+     */
+    private RuleAdmission applyRules(HttpServletRequest request, HttpRateLimitContext context) {
         if (this.rules.isEmpty()) {
-            return;
+            return null;
         }
         PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath())
                 .pathWithinApplication();
+        List<Expression> charges = new ArrayList<>(2);
         List<LimitRequest> requests = HttpRule.requestsFor(this.rules, request.getMethod(), path, this.rateLimiters,
-                () -> new RequestCallContext(this.parser, context));
+                () -> new RequestCallContext(this.parser, context), charges);
         if (requests == null) {
-            return;
+            return null;
         }
-        Decisions decisions = this.rateLimiters.tryAcquireAll(requests);
+        boolean charged = RuleAdmission.anyCharged(charges);
+        Decisions decisions = charged ? this.rateLimiters.tryAcquireAllToSettle(requests)
+                : this.rateLimiters.tryAcquireAll(requests);
         context.record(requests, decisions);
         if (!decisions.allowed()) {
             throw RateLimitExceededException.of(requests, decisions);
+        }
+        return charged ? new RuleAdmission(requests, charges, decisions) : null;
+    }
+
+    /** Settles the rules that charge, by the response's status; never fails the response. */
+    private void settle(RuleAdmission admitted, HttpRateLimitContext context, HttpServletResponse response,
+            int status) {
+        if (admitted != null) {
+            this.charges.settle(admitted.requests(), admitted.charges(), admitted.taken(),
+                    new RequestCallContext(this.parser, context, status, response), context);
         }
     }
 

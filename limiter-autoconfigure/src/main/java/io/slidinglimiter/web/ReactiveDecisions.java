@@ -6,6 +6,9 @@ import java.util.concurrent.Executor;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
@@ -32,6 +35,35 @@ public final class ReactiveDecisions {
      */
     public static Mono<Decisions> decide(RateLimiters rateLimiters, List<LimitRequest> requests) {
         return Mono.fromCompletionStage(() -> rateLimiters.tryAcquireAllAsync(requests, BLOCKING));
+    }
+
+    /**
+     * Settles a charged call that ended, when subscribed to, as
+     * {@link ChargeSettlement#settle ChargeSettlement.settle} does on the calling thread: never fails.
+     * @param rateLimiters settles
+     * @param settlement evaluates the charges and accounts for the settle
+     * @param requests the requests as admitted
+     * @param chargeOf the charge of each request, null where it costs its cost
+     * @param taken their decisions
+     * @param ended the variables of the call once it ended
+     * @param web the request the call serves, or null
+     * @return completes when settled (or when the settle was given up and counted)
+     */
+    public static Mono<Void> settle(RateLimiters rateLimiters, ChargeSettlement settlement,
+            List<LimitRequest> requests, List<Expression> chargeOf, Decisions taken, EvaluationContext ended,
+            WebCall web) {
+        return Mono.defer(() -> {
+            long[] charges = settlement.charges(requests, chargeOf, ended);
+            if (charges == null) {
+                return Mono.empty();
+            }
+            return Mono.fromCompletionStage(() -> rateLimiters.settleAsync(requests, taken, charges, BLOCKING))
+                    .doOnSuccess((done) -> settlement.settled(requests, chargeOf, taken, charges, null, web))
+                    .onErrorResume(RuntimeException.class, (ex) -> {
+                        settlement.settled(requests, chargeOf, taken, charges, ex, web);
+                        return Mono.empty();
+                    });
+        });
     }
 
 }

@@ -1,6 +1,7 @@
 package io.slidinglimiter.web;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -13,6 +14,7 @@ import reactor.core.publisher.Mono;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.expression.Expression;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -57,6 +59,8 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
     private final int order;
 
+    private final ChargeSettlement charges;
+
     /**
      * Creates the filter.
      * @param rules the URL rules, in order
@@ -64,14 +68,16 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
      * @param parser the parser the rules' keys came from
      * @param headersOnAllowed whether allowed responses carry the RateLimit headers
      * @param order the filter's order
+     * @param charges settles the rules that charge after the response
      */
     public ReactiveRateLimitFilter(List<HttpRule> rules, RateLimiters rateLimiters, LimiterExpressionParser parser,
-            boolean headersOnAllowed, int order) {
+            boolean headersOnAllowed, int order, ChargeSettlement charges) {
         this.rules = List.copyOf(rules);
         this.rateLimiters = rateLimiters;
         this.parser = parser;
         this.headersOnAllowed = headersOnAllowed;
         this.order = order;
+        this.charges = charges;
     }
 
     @Override
@@ -97,33 +103,58 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
             });
         }
         ServerWebExchange limited = exchange.mutate().response(new RejectingResponse(response, context)).build();
+        RuleAdmission[] admitted = { null };
         return applyRules(context, exchange)
+                .doOnNext((admission) -> admitted[0] = admission)
                 .then(Mono.defer(() -> chain.filter(limited)))
                 .onErrorResume((failure) -> RejectionWriter.limiterFailure(failure) != null, (failure) -> {
                     context.reject(RejectionWriter.limiterFailure(failure));
                     return Mono.empty();
                 })
                 .then(Mono.defer(() -> (context.rejection() != null) ? reject(exchange, context) : Mono.empty()))
+                .then(Mono.defer(() -> settle(admitted[0], exchange, context)))
                 .contextWrite((reactorContext) -> reactorContext.put(ReactiveRateLimitContext.class, context));
     }
 
-    /** Decides the rules that match, all-or-nothing; fails with the rejection when they deny the request. */
-    private Mono<Void> applyRules(ReactiveRateLimitContext context, ServerWebExchange exchange) {
+    /**
+     * Decides the rules that match, all-or-nothing; fails with the rejection when they deny the request.
+     * @return what to settle once the response is known; empty when no rule charges
+     */
+    private Mono<RuleAdmission> applyRules(ReactiveRateLimitContext context, ServerWebExchange exchange) {
         return this.rules.isEmpty() ? Mono.empty() : Mono.defer(() -> decideRules(context, exchange));
     }
 
-    private Mono<Void> decideRules(ReactiveRateLimitContext context, ServerWebExchange exchange) {
+    private Mono<RuleAdmission> decideRules(ReactiveRateLimitContext context, ServerWebExchange exchange) {
         PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
+        List<Expression> charges = new ArrayList<>(2);
         List<LimitRequest> requests = HttpRule.requestsFor(this.rules, exchange.getRequest().getMethod().name(), path,
-                this.rateLimiters, () -> new RequestCallContext(this.parser, context));
+                this.rateLimiters, () -> new RequestCallContext(this.parser, context), charges);
         if (requests == null) {
             return Mono.empty();
         }
         List<LimitRequest> asked = requests;
         return ReactiveDecisions.decide(this.rateLimiters, asked).flatMap((decisions) -> {
             context.record(asked, decisions);
-            return decisions.allowed() ? Mono.empty() : Mono.error(RateLimitExceededException.of(asked, decisions));
+            if (!decisions.allowed()) {
+                return Mono.error(RateLimitExceededException.of(asked, decisions));
+            }
+            return RuleAdmission.anyCharged(charges) ? Mono.just(new RuleAdmission(asked, charges, decisions))
+                    : Mono.empty();
         });
+    }
+
+    /**
+     * Settles the rules that charge, by the response's status, without blocking an event loop;
+     * never fails the response.
+     */
+    private Mono<Void> settle(RuleAdmission admitted, ServerWebExchange exchange, ReactiveRateLimitContext context) {
+        if (admitted == null) {
+            return Mono.empty();
+        }
+        ServerHttpResponse response = exchange.getResponse();
+        Integer status = (response.getStatusCode() != null) ? response.getStatusCode().value() : 200;
+        return ReactiveDecisions.settle(this.rateLimiters, this.charges, admitted.requests(), admitted.charges(),
+                admitted.taken(), new RequestCallContext(this.parser, context, status, response), context);
     }
 
     /** Answers with the rejection, through the response the application's handlers could not write to. */

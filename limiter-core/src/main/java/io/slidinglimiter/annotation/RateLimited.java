@@ -82,4 +82,17 @@ public @interface RateLimited {
      */
     String condition() default "";
 
+    /**
+     * SpEL evaluated when the call ends: the permits it finally consumes. The call is admitted
+     * against {@link #cost()}, then settled to this: permits beyond it are given back, and a charge
+     * above the cost is counted whether or not it fits (the key may pass its limit; later calls
+     * wait). It sees {@code #result} (the return value; for a {@code Mono} the value it emitted) and
+     * {@code #exception} (what the method threw, else null) besides the call's variables, for example
+     * {@code "#exception != null ? 1 : 0"} to count failed attempts only, or
+     * {@code "#result.usage().totalTokens()"}. {@code limiter.limits.<name>.charge} wins. Empty: the
+     * call costs {@link #cost()}.
+     * @return the charge expression
+     */
+    String charge() default "";
+
 }

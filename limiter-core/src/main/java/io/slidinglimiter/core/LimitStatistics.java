@@ -15,6 +15,8 @@ public final class LimitStatistics {
 
     private final LongAdder fallback = new LongAdder();
 
+    private final LongAdder chargeErrors = new LongAdder();
+
     /**
      * Counts one decision.
      * @param wasAllowed whether the call was admitted
@@ -26,6 +28,14 @@ public final class LimitStatistics {
     /** Counts one decision taken without the limit's backend. */
     public void recordFallback() {
         this.fallback.increment();
+    }
+
+    /**
+     * Counts one call left at its cost because its charge could not be settled: the charge failed,
+     * gave no number or a negative one, or the settle did not reach the backend.
+     */
+    public void recordChargeError() {
+        this.chargeErrors.increment();
     }
 
     /** @return calls admitted since start */
@@ -41,6 +51,11 @@ public final class LimitStatistics {
     /** @return decisions taken without the backend since start */
     public long fallback() {
         return this.fallback.sum();
+    }
+
+    /** @return calls left at their cost since start because their charge could not be settled */
+    public long chargeErrors() {
+        return this.chargeErrors.sum();
     }
 
 }

@@ -60,6 +60,19 @@ public interface RateLimitBackend extends AutoCloseable {
     Decision peek(LimitDefinition limit, String key);
 
     /**
+     * What {@code key} holds in {@code limit} now, without consuming anything: {@link #peek}, with the
+     * count itself, which charges may carry past the limit. By default read from {@link #peek}, which
+     * cannot tell a count past the limit from one at it.
+     * @param limit the limit's definition
+     * @param key the counter key, not blank
+     * @return the key's usage
+     */
+    default KeyUsage usage(LimitDefinition limit, String key) {
+        Decision decision = peek(limit, key);
+        return new KeyUsage(decision.limit() - decision.remaining(), decision);
+    }
+
+    /**
      * Forgets what {@code key} has used in {@code limit}.
      * @param limit the limit's definition
      * @param key the counter key, not blank

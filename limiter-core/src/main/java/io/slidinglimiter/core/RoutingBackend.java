@@ -133,6 +133,11 @@ public class RoutingBackend implements RateLimitBackend {
     }
 
     @Override
+    public KeyUsage usage(LimitDefinition limit, String key) {
+        return backendFor(limit).usage(limit, key);
+    }
+
+    @Override
     public void reset(LimitDefinition limit, String key) {
         backendFor(limit).reset(limit, key);
     }

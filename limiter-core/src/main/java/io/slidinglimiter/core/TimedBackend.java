@@ -70,6 +70,11 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public KeyUsage usage(LimitDefinition limit, String key) {
+        return this.delegate.usage(limit, key);
+    }
+
+    @Override
     public void reset(LimitDefinition limit, String key) {
         this.delegate.reset(limit, key);
     }

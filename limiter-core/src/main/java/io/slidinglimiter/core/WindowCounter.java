@@ -170,6 +170,17 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
      * @return the decision a call of cost 1 would get; null if this counter was retired
      */
     public final Decision peek(long nowMillis, long limit) {
+        KeyUsage usage = usage(nowMillis, limit);
+        return (usage != null) ? usage.decision() : null;
+    }
+
+    /**
+     * What a call of cost 1 would be told now, and the permits counted, without consuming anything.
+     * @param nowMillis the current time
+     * @param limit the permits per window
+     * @return the usage; null if this counter was retired
+     */
+    public final KeyUsage usage(long nowMillis, long limit) {
         checkCost(1, limit);
         synchronized (monitor()) {
             if (retired()) {
@@ -177,8 +188,9 @@ public abstract sealed class WindowCounter permits SlidingWindowCounter, Sliding
             }
             advance(nowMillis);
             Decision decision = decision(nowMillis, limit, retryAfterMillis(nowMillis, 1, limit));
+            long used = used();
             publish();
-            return decision;
+            return new KeyUsage(used, decision);
         }
     }
 

@@ -12,6 +12,7 @@ import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.CounterKeys;
 import io.slidinglimiter.core.CounterMemory;
 import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.OverflowSketch;
@@ -208,17 +209,22 @@ public class LocalBackend implements RateLimitBackend {
 
     @Override
     public Decision peek(LimitDefinition limit, String key) {
+        return usage(limit, key).decision();
+    }
+
+    @Override
+    public KeyUsage usage(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
         long nowMillis = this.timeSource.currentTimeMillis();
         LimitCounters counters = this.limits.get(limit.name());
         if (counters == null || !counters.countsFor(limit)) {
-            return new Decision(true, limit.limit(), limit.limit(), 0, 0);
+            return new KeyUsage(0, new Decision(true, limit.limit(), limit.limit(), 0, 0));
         }
         StoredKey stored = StoredKey.of(counters, key);
         WindowCounter counter = stored.map().get(stored.key());
-        Decision decision = (counter != null) ? counter.peek(nowMillis, limit.limit()) : null;
-        return (decision != null) ? decision
-                : counters.sketch.counterFor(stored.key(), stored.isDigest(), () -> false).peek(nowMillis,
+        KeyUsage usage = (counter != null) ? counter.usage(nowMillis, limit.limit()) : null;
+        return (usage != null) ? usage
+                : counters.sketch.counterFor(stored.key(), stored.isDigest(), () -> false).usage(nowMillis,
                         limit.limit());
     }
 

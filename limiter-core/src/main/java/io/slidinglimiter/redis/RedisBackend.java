@@ -14,6 +14,7 @@ import java.util.function.ToIntFunction;
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.RateLimitBackend;
@@ -175,10 +176,20 @@ public final class RedisBackend implements RateLimitBackend {
 
     @Override
     public Decision peek(LimitDefinition limit, String key) {
+        return usage(limit, key).decision();
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One script call, which counts nothing: the peek's reply carries the count after the decisions.
+     */
+    @Override
+    public KeyUsage usage(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
         List<Long> reply = run(PEEK, REDIS_TIME, REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) },
                 List.of(limit), new long[] { 1 });
-        return decision(reply, 0, limit.limit());
+        return new KeyUsage(reply.get(2 + 4), decision(reply, 0, limit.limit()));
     }
 
     @Override

@@ -18,6 +18,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.RateLimitBackend;
@@ -143,24 +144,36 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
-        LimitRequest.check(limit, key, cost);
+        return tryAcquireOne(List.of(new LimitRequest(limit, key, cost))).get(0);
+    }
+
+    /**
+     * One limit: a denial cached for the key, else Redis while the shard's breaker lets calls
+     * through, else the failure policy; keeping the time Redis decided at (which a settle needs),
+     * zero for a decision Redis did not take.
+     */
+    private Decisions tryAcquireOne(List<LimitRequest> requests) {
+        LimitRequest request = requests.get(0);
+        LimitDefinition limit = request.limit();
+        String key = request.key();
+        long cost = request.cost();
         long sentAtMillis = this.timeSource.currentTimeMillis();
         Decision denied = cachedDenial(limit, key, sentAtMillis);
         if (denied != null) {
-            return denied;
+            return single(denied, 0);
         }
         CircuitBreaker breaker = breakerOf(limit, key);
         if (!breaker.allowsCall(sentAtMillis)) {
-            return fallback(limit, key, cost, breaker);
+            return single(fallback(limit, key, cost, breaker), 0);
         }
-        Decision decision;
+        Decisions decisions;
         try {
-            decision = this.redis.tryAcquire(limit, key, cost);
+            decisions = this.redis.tryAcquireAll(requests);
         }
         catch (RuntimeException ex) {
-            return failedOver(ex, limit, key, cost, breaker);
+            return single(failedOver(ex, limit, key, cost, breaker), 0);
         }
-        return decided(decision, limit, key, cost, sentAtMillis, breaker);
+        return single(decided(decisions.get(0), limit, key, cost, sentAtMillis, breaker), decisions.decidedAtMillis());
     }
 
     /**
@@ -182,19 +195,19 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         long sentAtMillis = this.timeSource.currentTimeMillis();
         Decision denied = cachedDenial(limit, key, sentAtMillis);
         if (denied != null) {
-            return CompletableFuture.completedFuture(single(denied));
+            return CompletableFuture.completedFuture(single(denied, 0));
         }
         CircuitBreaker breaker = breakerOf(limit, key);
         if (!breaker.allowsCall(sentAtMillis)) {
-            return CompletableFuture.completedFuture(single(fallback(limit, key, cost, breaker)));
+            return CompletableFuture.completedFuture(single(fallback(limit, key, cost, breaker), 0));
         }
-        return this.redis.tryAcquireAllAsync(requests, blocking).handle((decisions, failure) -> single(
-                (failure == null) ? decided(decisions.get(0), limit, key, cost, sentAtMillis, breaker)
-                        : failedOver(RedisBackendException.of(failure), limit, key, cost, breaker)));
+        return this.redis.tryAcquireAllAsync(requests, blocking).handle((decisions, failure) -> (failure == null)
+                ? single(decided(decisions.get(0), limit, key, cost, sentAtMillis, breaker), decisions.decidedAtMillis())
+                : single(failedOver(RedisBackendException.of(failure), limit, key, cost, breaker), 0));
     }
 
-    private static Decisions single(Decision decision) {
-        return new Decisions(decision.allowed(), List.of(decision));
+    private static Decisions single(Decision decision, long decidedAtMillis) {
+        return new Decisions(decision.allowed(), List.of(decision), decidedAtMillis);
     }
 
     /** The denial cached for a key while Redis said it is out of permits, or null. */
@@ -227,9 +240,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         if (requests.size() == 1) {
-            LimitRequest request = requests.get(0);
-            Decision decision = tryAcquire(request.limit(), request.key(), request.cost());
-            return new Decisions(decision.allowed(), List.of(decision));
+            return tryAcquireOne(requests);
         }
         long sentAtMillis = this.timeSource.currentTimeMillis();
         // A call across shards goes to Redis only while every shard's breaker lets it.
@@ -333,6 +344,17 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         catch (RuntimeException ex) {
             failed(ex, breakerOf(limit, key));
             return this.local.peek(limit, key);
+        }
+    }
+
+    @Override
+    public KeyUsage usage(LimitDefinition limit, String key) {
+        try {
+            return this.redis.usage(limit, key);
+        }
+        catch (RuntimeException ex) {
+            failed(ex, breakerOf(limit, key));
+            return this.local.usage(limit, key);
         }
     }
 

@@ -16,7 +16,8 @@
 --
 -- Returns { all allowed (1 or 0; -1 when run after the caller's deadline, with nothing changed), the
 -- time decided at, then four per limit: allowed (1 or 0),
--- remaining, retry-after millis, reset-after millis }. A rejected call consumes nothing; a limit
+-- remaining, retry-after millis, reset-after millis; for "peek", then the count of each limit (which
+-- charges may carry past the limit) }. A rejected call consumes nothing; a limit
 -- that would have admitted it alone says allowed 1. Waits never exceed the window.
 local operation = ARGV[1]
 -- now: the decision's time, read by now.lua.
@@ -99,5 +100,10 @@ for i = 1, #KEYS do
   result[#result + 1] = remaining
   result[#result + 1] = math.min(waits[i], spec.window)
   result[#result + 1] = math.min(spec.algorithm.reset_after(counter, now), spec.window)
+end
+if operation == 'peek' then
+  for i = 1, #KEYS do
+    result[#result + 1] = specs[i].algorithm.used(counters[i])
+  end
 end
 return result
