@@ -87,6 +87,10 @@ public class LocalBenchmarks {
                     .logStartupInfo(false)
                     .properties("logging.level.root=warn", "limiter.local.max-keys=1000000",
                             "limiter.limits.allow.limit=" + NEVER_REACHED, "limiter.limits.allow.window=1s",
+                            "limiter.limits.charged-less.limit=" + NEVER_REACHED,
+                            "limiter.limits.charged-less.window=1s",
+                            "limiter.limits.charged-same.limit=" + NEVER_REACHED,
+                            "limiter.limits.charged-same.window=1s",
                             "limiter.limits.reject.limit=1", "limiter.limits.reject.window=1h")
                     .run();
             this.rateLimiters = this.context.getBean(RateLimiters.class);
@@ -188,6 +192,16 @@ public class LocalBenchmarks {
     @Benchmark
     public Object annotatedAllow(Ours ours) {
         return ours.service.call("k");
+    }
+
+    @Benchmark
+    public Object annotatedChargedSame(Ours ours) {
+        return ours.service.chargedSame("k");
+    }
+
+    @Benchmark
+    public Object annotatedChargedLess(Ours ours) {
+        return ours.service.chargedLess("k");
     }
 
     @Benchmark

@@ -53,7 +53,7 @@ import io.slidinglimiter.redis.RedisServer;
  */
 public final class RedisLoad {
 
-    private static final int KEYS = 100_000;
+    static final int KEYS = 100_000;
 
     private static final int[] THREADS = { 1, 16, 64 };
 
@@ -143,7 +143,7 @@ public final class RedisLoad {
         }
     }
 
-    private static void run(String name, int threads, int seconds, RedisServer server, Decider decider)
+    static void run(String name, int threads, int seconds, RedisServer server, Decider decider)
             throws Exception {
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();

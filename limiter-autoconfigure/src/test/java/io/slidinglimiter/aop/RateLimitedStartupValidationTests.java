@@ -71,6 +71,33 @@ class RateLimitedStartupValidationTests {
     }
 
     @Test
+    void aChargeThatCannotApplyFailsTheStartNamingTheMethodAndTheExpression() {
+        assertFailure(BadCharges.class, (message) -> assertThat(message)
+                .contains(PREFIX + "$BadCharges.logout(String)\n        charge expression '#result > 0 ? 1 : 0'"
+                        + " refers to #result, which is not defined here")
+                .contains(PREFIX + "$BadCharges.login(String)\n        charge expression '#status == 404 ? 1 : 0'"
+                        + " refers to #status, which is not defined here")
+                .contains(PREFIX + "$BadCharges.search(String)\n        charge expression '#result.size( *'"
+                        + " is not valid SpEL"));
+    }
+
+    @Test
+    void theVoidMethodsFailureSaysThereIsNoResult() {
+        this.runner.withUserConfiguration(BadCharges.class).run((context) -> assertThat(
+                analysis(context.getStartupFailure()).getAction()).contains("The method returns nothing, so there is"
+                        + " no #result"));
+    }
+
+    @Test
+    void aConfiguredChargeWinsAndIsValidatedUnderItsPropertyName() {
+        assertFailure(this.runner.withPropertyValues("limiter.limits.login.charge=#nothing"), GoodCharge.class,
+                (message) -> assertThat(message).contains(
+                        "charge (limiter.limits.login.charge) expression '#nothing' refers to #nothing"));
+        this.runner.withPropertyValues("limiter.limits.login.charge=#exception == null ? 0 : 1")
+                .withUserConfiguration(GoodCharge.class).run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void theSameLimitTwiceOnOneMethodFailsTheStart() {
         assertFailure(Twice.class, (message) -> assertThat(message).contains("limit 'login' is applied twice"));
     }
@@ -105,7 +132,12 @@ class RateLimitedStartupValidationTests {
     }
 
     private void assertFailure(Class<?> configuration, Consumer<String> assertions) {
-        FailureAnalysisAccess.assertStartFails(this.runner.withUserConfiguration(configuration), assertions);
+        assertFailure(this.runner, configuration, assertions);
+    }
+
+    private static void assertFailure(ApplicationContextRunner runner, Class<?> configuration,
+            Consumer<String> assertions) {
+        FailureAnalysisAccess.assertStartFails(runner.withUserConfiguration(configuration), assertions);
     }
 
     private static FailureAnalysis analysis(Throwable failure) {
@@ -124,6 +156,35 @@ class RateLimitedStartupValidationTests {
 
         @RateLimited(name = "login", key = "#usr")
         public void login(String username) {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BadCharges {
+
+        @RateLimited(name = "logout-limit", limit = 5, window = "1m", charge = "#result > 0 ? 1 : 0")
+        public void logout(String username) {
+        }
+
+        @RateLimited(name = "login-limit", limit = 5, window = "1m", charge = "#status == 404 ? 1 : 0")
+        public String login(String username) {
+            return username;
+        }
+
+        @RateLimited(name = "search-limit", limit = 5, window = "1m", charge = "#result.size( *")
+        public java.util.List<String> search(String query) {
+            return java.util.List.of(query);
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class GoodCharge {
+
+        @RateLimited(name = "login", charge = "#exception != null ? 1 : 0")
+        public String login(String username) {
+            return username;
         }
 
     }

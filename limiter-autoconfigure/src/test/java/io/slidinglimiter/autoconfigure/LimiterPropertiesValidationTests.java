@@ -119,7 +119,12 @@ class LimiterPropertiesValidationTests {
                     .contains("refers to #userId, which is not defined here; available: #clientAddress, #principal, #request");
             assertThat(analysis.getDescription()).contains("limiter.http.rules[3].methods");
             assertThat(analysis.getDescription()).contains("limiter.http.rules[4].key").contains("is not valid SpEL");
+            assertThat(analysis.getDescription()).contains("limiter.http.rules[5].charge")
+                    .contains("refers to #result, which is not defined here; available: #clientAddress, #principal,"
+                            + " #request, #response, #status");
         }, "limiter.limits.api.limit=5", "limiter.limits.api.window=1s",
+                "limiter.http.rules[5].limit=api", "limiter.http.rules[5].path=/f",
+                "limiter.http.rules[5].charge=#result == null ? 0 : 1",
                 "limiter.http.rules[0].limit=nope", "limiter.http.rules[0].path=/a/**",
                 "limiter.http.rules[1].limit=api", "limiter.http.rules[1].path=/a/**/b/**",
                 "limiter.http.rules[2].limit=api", "limiter.http.rules[2].path=/c", "limiter.http.rules[2].key=#userId",

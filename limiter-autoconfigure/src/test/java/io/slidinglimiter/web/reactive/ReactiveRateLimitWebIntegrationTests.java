@@ -22,7 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
         properties = { "spring.main.web-application-type=reactive", "limiter.limits.ruled.limit=2",
                 "limiter.limits.ruled.window=1m", "limiter.http.rules[0].limit=ruled",
                 "limiter.http.rules[0].path=/ruled/**", "limiter.http.rules[0].methods=GET",
-                "limiter.http.rules[0].key=#clientAddress" })
+                "limiter.http.rules[0].key=#clientAddress", "limiter.limits.lookups.limit=2",
+                "limiter.limits.lookups.window=1m", "limiter.http.rules[1].limit=lookups",
+                "limiter.http.rules[1].path=/lookup/**", "limiter.http.rules[1].charge=#status == 404 ? 1 : 0" })
 class ReactiveRateLimitWebIntegrationTests {
 
     @LocalServerPort
@@ -130,6 +132,35 @@ class ReactiveRateLimitWebIntegrationTests {
     void aConditionThatFailsIsTheApplicationsErrorNotARejection() {
         get("/broken-condition").expectStatus().isEqualTo(500).expectBody(String.class)
                 .isEqualTo("caught by the application");
+    }
+
+    /** A reservation of 200 settled to the 400 a Mono emitted: three fit in 1 000, the header shows each settle. */
+    @Test
+    void aMonosChargeSeesTheValueItEmitted() {
+        get("/tokens/acme?used=400").expectStatus().isOk().expectHeader()
+                .valueEquals("RateLimit", "\"reactive-tokens\";r=600;t=60");
+        get("/tokens/acme?used=400").expectStatus().isOk();
+        get("/tokens/acme?used=400").expectStatus().isOk();
+        get("/tokens/acme?used=400").expectStatus().isEqualTo(429);
+    }
+
+    /** A Flux's charge sees how many elements it emitted: 3 of 5, then 6, then no room for one more. */
+    @Test
+    void aFluxsChargeSeesHowManyElementsItEmitted() {
+        // A stream is settled when it completes: each body is read to its end before the next call.
+        get("/rows").expectStatus().isOk().expectBody(String.class).isEqualTo("abc");
+        get("/rows").expectStatus().isOk().expectBody(String.class).isEqualTo("abc");
+        get("/rows").expectStatus().isEqualTo(429);
+    }
+
+    @Test
+    void aUrlRuleChargesByTheResponsesStatus() {
+        for (int i = 0; i < 4; i++) {
+            get("/lookup/known").expectStatus().isOk();
+        }
+        get("/lookup/missing-1").expectStatus().isNotFound();
+        get("/lookup/missing-2").expectStatus().isNotFound();
+        get("/lookup/known").expectStatus().isEqualTo(429);
     }
 
     @Test

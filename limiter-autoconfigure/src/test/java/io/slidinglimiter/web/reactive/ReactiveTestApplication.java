@@ -113,6 +113,25 @@ public class ReactiveTestApplication {
             return Mono.just("never");
         }
 
+        @GetMapping("/tokens/{customer}")
+        @RateLimited(name = "reactive-tokens", limit = 1000, window = "1m", key = "#customer", cost = "200",
+                charge = "#result")
+        public Mono<Long> tokens(@PathVariable String customer,
+                @org.springframework.web.bind.annotation.RequestParam long used) {
+            return Mono.just(used);
+        }
+
+        @GetMapping("/rows")
+        @RateLimited(name = "rows", limit = 5, window = "1m", charge = "#result")
+        public Flux<String> rows() {
+            return Flux.just("a", "b", "c");
+        }
+
+        @GetMapping("/lookup/{name}")
+        public Mono<ResponseEntity<String>> lookup(@PathVariable String name) {
+            return Mono.just(name.equals("known") ? ResponseEntity.ok("found") : ResponseEntity.notFound().build());
+        }
+
         @GetMapping("/quote")
         public Mono<String> quote() {
             return this.quotes.quote();
