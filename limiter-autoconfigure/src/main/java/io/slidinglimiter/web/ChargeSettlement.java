@@ -134,9 +134,11 @@ public final class ChargeSettlement {
             List<Decision> settled = new ArrayList<>(requests.size());
             for (int i = 0; i < requests.size(); i++) {
                 Decision admitted = taken.get(i);
-                long remaining = admitted.remaining() - (charges[i] - requests.get(i).cost());
-                settled.add(new Decision(true, admitted.limit(), Math.max(0, Math.min(admitted.limit(), remaining)),
-                        0, admitted.resetAfterMillis()));
+                long remaining = Math.max(0, Math.min(admitted.limit(),
+                        admitted.remaining() - (charges[i] - requests.get(i).cost())));
+                // A key with its whole quota free holds nothing that could reset.
+                long resetAfter = (remaining == admitted.limit()) ? 0 : admitted.resetAfterMillis();
+                settled.add(new Decision(true, admitted.limit(), remaining, 0, resetAfter));
             }
             web.record(requests, new Decisions(true, settled, taken.decidedAtMillis(), taken.parts()));
         }

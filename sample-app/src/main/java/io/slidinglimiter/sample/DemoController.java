@@ -4,6 +4,8 @@ import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -51,6 +53,22 @@ class DemoController {
     @RateLimited(name = "login", key = "#username")
     Map<String, String> login(@RequestParam String username) {
         return Map.of("user", username, "status", "welcome");
+    }
+
+    /**
+     * Failed sign-ins only: 3 per minute for each user name. A good password counts nothing (the
+     * charge is 0), so a user who signs in often is never locked out; after 3 wrong ones, even the
+     * right password waits.
+     */
+    @PostMapping("/signin")
+    @RateLimited(name = "failed-signins", limit = 3, window = "1m", key = "#username",
+            charge = "#result.statusCode.value() == 401 ? 1 : 0")
+    ResponseEntity<Map<String, String>> signIn(@RequestParam String username, @RequestParam String password) {
+        if (!password.equals("secret")) {
+            return ResponseEntity.status(HttpStatus.UNAUTHORIZED)
+                    .body(Map.of("user", username, "status", "wrong password"));
+        }
+        return ResponseEntity.ok(Map.of("user", username, "status", "welcome"));
     }
 
     /** A report costs one permit per page: 20 pages per minute for each client address. */

@@ -51,6 +51,16 @@ class SampleApplicationTests {
     }
 
     @Test
+    void onlyFailedSignInsCount() throws Exception {
+        assertThat(statuses(() -> request("/signin?username=dave&password=secret")
+                .POST(HttpRequest.BodyPublishers.noBody()), 5)).isEqualTo("200 200 200 200 200");
+        assertThat(statuses(() -> request("/signin?username=dave&password=guess")
+                .POST(HttpRequest.BodyPublishers.noBody()), 3)).isEqualTo("401 401 401");
+        assertThat(statuses(() -> request("/signin?username=dave&password=secret")
+                .POST(HttpRequest.BodyPublishers.noBody()), 1)).isEqualTo("429");
+    }
+
+    @Test
     void costFromARequestParameter() throws Exception {
         assertThat(send(request("/api/reports?pages=15")).headers().firstValue("RateLimit").orElseThrow())
                 .startsWith("\"report-pages\";r=5;");
