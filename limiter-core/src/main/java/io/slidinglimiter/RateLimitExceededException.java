@@ -27,18 +27,25 @@ import io.slidinglimiter.core.LimitRequest;
  */
 public class RateLimitExceededException extends RuntimeException {
 
+    /** The limit that denied the call. */
     private final String limitName;
 
+    /** The counter key, or null for a missing key. */
     private final String key;
 
+    /** The permits per window of that limit. */
     private final long limit;
 
+    /** The window of that limit. */
     private final Duration window;
 
+    /** How long to wait before the same call can fit. */
     private final Duration retryAfter;
 
+    /** Every limit that denied the call, in the order asked. */
     private final List<String> violatedLimits;
 
+    /** Whether the call was denied because its key was missing. */
     private final boolean missingKey;
 
     /**

@@ -20,6 +20,13 @@ import io.slidinglimiter.Decision;
  */
 public record Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis, List<Decisions> parts) {
 
+    /**
+     * Copies the lists: the decisions cannot change after the fact.
+     * @param allowed whether every limit admitted the call
+     * @param decisions one decision per limit
+     * @param decidedAtMillis the backend's time of the decision
+     * @param parts each admitted group's own decisions, for a decision taken group by group
+     */
     public Decisions {
         decisions = List.copyOf(decisions);
         parts = List.copyOf(parts);

@@ -20,6 +20,7 @@ public class InvalidLimitException extends IllegalArgumentException {
 
     }
 
+    /** The value that is wrong. */
     private final Field field;
 
     InvalidLimitException(Field field, String message) {

@@ -19,7 +19,6 @@ import io.slidinglimiter.core.InvalidLimitException.Field;
  * @param subWindows the number of slots the window is cut into, 1 to 3600; the window must divide
  * into that many whole milliseconds
  * @param algorithm the counting algorithm
- * @throws InvalidLimitException naming the value that is wrong
  */
 public record LimitDefinition(String name, long limit, Duration window, int subWindows, Algorithm algorithm) {
 
@@ -29,6 +28,15 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
     /** The longest window: a year and a day, far from any overflow of epoch-millisecond arithmetic. */
     public static final Duration MAX_WINDOW = Duration.ofDays(366);
 
+    /**
+     * Checks every value.
+     * @param name the limit's name
+     * @param limit permits per window, greater than zero
+     * @param window the window length
+     * @param subWindows the number of slots, 1 to 3600
+     * @param algorithm the counting algorithm
+     * @throws InvalidLimitException naming the value that is wrong
+     */
     public LimitDefinition {
         if (name == null || name.isBlank()) {
             throw new InvalidLimitException(Field.NAME, "A limit needs a name, but it was " + (name == null ? "null" : "blank"));

@@ -13,6 +13,13 @@ import io.slidinglimiter.InvalidCostException;
  */
 public record LimitRequest(LimitDefinition limit, String key, long cost) {
 
+    /**
+     * Checks the key and the cost against the limit.
+     * @param limit the limit's definition
+     * @param key the counter key
+     * @param cost the permits to take
+     * @throws IllegalArgumentException for a blank key or a cost outside 1..limit
+     */
     public LimitRequest {
         check(limit, key, cost);
     }

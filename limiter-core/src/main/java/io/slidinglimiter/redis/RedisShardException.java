@@ -6,6 +6,7 @@ package io.slidinglimiter.redis;
  */
 public class RedisShardException extends RedisBackendException {
 
+    /** The shard that failed. */
     private final String shard;
 
     /**
