@@ -22,9 +22,19 @@ public final class LocalMemory {
 
     public static void main(String[] args) throws InterruptedException {
         int subWindows = (args.length > 0) ? Integer.parseInt(args[0]) : 10;
-        LocalBackend backend = new LocalBackend(new ManualTimeSource(1_700_000_000_000L), 10_000_000, Long.MAX_VALUE);
-        LimitDefinition limit = LimitDefinition.of("api", 100, Duration.ofMinutes(1), subWindows);
         int keys = 500_000;
+        LocalBackend backend = new LocalBackend(new ManualTimeSource(1_700_000_000_000L), 10_000_000, Long.MAX_VALUE);
+        System.out.printf(Locale.ROOT, "sub-windows %d: %.1f bytes per live key (keys excluded); the bound estimates"
+                + " %.1f with the key%n", subWindows, bytesPerKey(backend, subWindows, keys),
+                backend.liveBytes() / (double) (keys + 1));
+    }
+
+    /**
+     * Fills {@code backend} with {@code keys} keys of a limit with {@code subWindows} sub-windows.
+     * @return the heap each live key took, the key's own string excluded
+     */
+    static double bytesPerKey(LocalBackend backend, int subWindows, int keys) throws InterruptedException {
+        LimitDefinition limit = LimitDefinition.of("api", 100, Duration.ofMinutes(1), subWindows);
         String[] names = new String[keys];
         for (int i = 0; i < keys; i++) {
             names[i] = "client-" + i;
@@ -35,12 +45,10 @@ public final class LocalMemory {
             backend.tryAcquire(limit, name, 1);
         }
         long after = heapAfterGc();
-        System.out.printf(Locale.ROOT, "sub-windows %d: %.1f bytes per live key (keys excluded); the bound estimates"
-                + " %.1f with the key%n", subWindows, (after - before) / (double) keys,
-                backend.liveBytes() / (double) (keys + 1));
+        return (after - before) / (double) keys;
     }
 
-    private static long heapAfterGc() throws InterruptedException {
+    static long heapAfterGc() throws InterruptedException {
         Runtime runtime = Runtime.getRuntime();
         for (int i = 0; i < 5; i++) {
             System.gc();

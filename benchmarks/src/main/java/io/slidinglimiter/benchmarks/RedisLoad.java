@@ -68,82 +68,136 @@ public final class RedisLoad {
 
     public static void main(String[] args) throws Exception {
         int seconds = (args.length > 0) ? Integer.parseInt(args[0]) : 5;
-        try (RedisServer server = RedisServer.start()) {
-            LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                    new RedisStandaloneConfiguration("127.0.0.1", server.port()));
-            factory.afterPropertiesSet();
-            factory.start();
-            RedisBackend ours = new RedisBackend(new LettuceScriptRunner(factory, Duration.ofSeconds(5)),
-                    new RedisKeys("limiter"), null);
-            // What applications get: the failure policy, breaker and denial cache over a runner with the
-            // default 100 ms timeout, its connection opened and script loaded as at start.
-            LettuceScriptRunner wiredRunner = new LettuceScriptRunner(factory, Duration.ofMillis(100));
-            wiredRunner.connect().get();
-            ResilientRedisBackend wired = new ResilientRedisBackend(new RedisBackend(wiredRunner,
-                    new RedisKeys("limiter"), null), new LocalBackend(TimeSource.ticking(), 1_000_000),
-                    new ResilientRedisBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
-                    TimeSource.ticking(), (ignored) -> { });
-            LimitDefinition limit = LimitDefinition.of("bench", 1_000_000_000L, Duration.ofSeconds(1), 10);
-            String[] keys = new String[KEYS];
-            byte[][] rawKeys = new byte[KEYS][];
-            for (int i = 0; i < KEYS; i++) {
-                keys[i] = "client-" + i;
-                rawKeys[i] = ("plain:{client-" + i + "}").getBytes(StandardCharsets.UTF_8);
-            }
-
-            RedisClient client = RedisClient.create("redis://127.0.0.1:" + server.port());
-            StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
-            RedisAsyncCommands<byte[], byte[]> async = connection.async();
-            String trivial = "return redis.call('HINCRBY', KEYS[1], 'n', 1)";
-            String trivialSha = connection.sync().scriptLoad(trivial.getBytes(StandardCharsets.UTF_8));
-
-            ProxyManager<byte[]> bucket4j = Bucket4jLettuce.casBasedBuilder(connection)
-                    .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
-                            Duration.ofSeconds(10)))
-                    .build();
-            BucketConfiguration bucketConfiguration = BucketConfiguration.builder()
-                    .addLimit(Bandwidth.builder().capacity(1_000_000_000L)
-                            .refillGreedy(1_000_000_000L, Duration.ofSeconds(1)).build())
-                    .build();
-            byte[][] bucketKeys = new byte[KEYS][];
-            for (int i = 0; i < KEYS; i++) {
-                bucketKeys[i] = ("bucket4j:" + i).getBytes(StandardCharsets.UTF_8);
-            }
-
-            String decideSha = connection.sync().scriptLoad(RedisScripts.DECIDE.source().getBytes(StandardCharsets.UTF_8));
-            byte[][] decideArgs = Stream.of("acquire", "", "", "0", "1000", "10", "1000000000", "1")
-                    .map((arg) -> arg.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
-            byte[][] bareKeys = new byte[KEYS][];
-            for (int i = 0; i < KEYS; i++) {
-                bareKeys[i] = ("bare:{client-" + i + "}:bench").getBytes(StandardCharsets.UTF_8);
-            }
-
+        try (RedisServer server = RedisServer.start(); Drivers drivers = new Drivers(server)) {
             System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s %12s%n", "driver", "threads",
                     "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %");
             for (int threads : THREADS) {
-                run("ours (RedisBackend)", threads, seconds, server,
-                        (key) -> ours.tryAcquire(limit, keys[key], 1).allowed());
-                run("ours, wired (100 ms)", threads, seconds, server,
-                        (key) -> wired.tryAcquire(limit, keys[key], 1).allowed());
-                run("lettuce EVALSHA ours", threads, seconds, server, (key) -> async
-                        .<List<Long>>evalsha(decideSha, ScriptOutputType.MULTI, new byte[][] { bareKeys[key] },
-                                decideArgs)
-                        .get(5, TimeUnit.SECONDS).get(0) == 1);
-                run("lettuce EVALSHA", threads, seconds, server, (key) -> async
-                        .<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, new byte[][] { rawKeys[key] })
-                        .get(5, TimeUnit.SECONDS) > 0);
-                run("bucket4j lettuce", threads, seconds, server,
-                        (key) -> bucket4j.builder().build(bucketKeys[key], () -> bucketConfiguration).tryConsume(1));
+                run("ours (RedisBackend)", threads, seconds, server, drivers.ours());
+                run("ours, wired (100 ms)", threads, seconds, server, drivers.wired());
+                run("lettuce EVALSHA ours", threads, seconds, server, drivers.evalshaOurs());
+                run("lettuce EVALSHA", threads, seconds, server, drivers.evalshaTrivial());
+                run("bucket4j lettuce", threads, seconds, server, drivers.bucket4j());
             }
             System.out.println("script sha1 for redis-benchmark: " + RedisScripts.DECIDE.sha1());
-            printMemoryUsage(server, ours, limit);
-            connection.close();
-            client.shutdown();
-            factory.destroy();
+            printMemoryUsage(server, drivers.ours, drivers.limit);
         }
     }
 
-    static void run(String name, int threads, int seconds, RedisServer server, Decider decider)
+    /**
+     * The deciders RedisLoad and Charts drive on one server: ours bare and as applications get it,
+     * a bare Lettuce EVALSHA of our script and of a one-line script, and Bucket4j's Lettuce proxy.
+     */
+    static final class Drivers implements AutoCloseable {
+
+        final RedisBackend ours;
+
+        final LimitDefinition limit = LimitDefinition.of("bench", 1_000_000_000L, Duration.ofSeconds(1), 10);
+
+        private final LettuceConnectionFactory factory;
+
+        private final ResilientRedisBackend wired;
+
+        private final String[] keys = new String[KEYS];
+
+        private final byte[][] rawKeys = new byte[KEYS][];
+
+        private final byte[][] bareKeys = new byte[KEYS][];
+
+        private final byte[][] bucketKeys = new byte[KEYS][];
+
+        private final RedisClient client;
+
+        private final StatefulRedisConnection<byte[], byte[]> connection;
+
+        private final RedisAsyncCommands<byte[], byte[]> async;
+
+        private final String trivialSha;
+
+        private final String decideSha;
+
+        private final byte[][] decideArgs;
+
+        private final ProxyManager<byte[]> bucket4j;
+
+        private final BucketConfiguration bucketConfiguration;
+
+        Drivers(RedisServer server) throws Exception {
+            this.factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port()));
+            this.factory.afterPropertiesSet();
+            this.factory.start();
+            this.ours = new RedisBackend(new LettuceScriptRunner(this.factory, Duration.ofSeconds(5)),
+                    new RedisKeys("limiter"), null);
+            // What applications get: the failure policy, breaker and denial cache over a runner with the
+            // default 100 ms timeout, its connection opened and script loaded as at start.
+            LettuceScriptRunner wiredRunner = new LettuceScriptRunner(this.factory, Duration.ofMillis(100));
+            wiredRunner.connect().get();
+            this.wired = new ResilientRedisBackend(new RedisBackend(wiredRunner, new RedisKeys("limiter"), null),
+                    new LocalBackend(TimeSource.ticking(), 1_000_000),
+                    new ResilientRedisBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
+                    TimeSource.ticking(), (ignored) -> { });
+            for (int i = 0; i < KEYS; i++) {
+                this.keys[i] = "client-" + i;
+                this.rawKeys[i] = ("plain:{client-" + i + "}").getBytes(StandardCharsets.UTF_8);
+                this.bareKeys[i] = ("bare:{client-" + i + "}:bench").getBytes(StandardCharsets.UTF_8);
+                this.bucketKeys[i] = ("bucket4j:" + i).getBytes(StandardCharsets.UTF_8);
+            }
+            this.client = RedisClient.create("redis://127.0.0.1:" + server.port());
+            this.connection = this.client.connect(ByteArrayCodec.INSTANCE);
+            this.async = this.connection.async();
+            String trivial = "return redis.call('HINCRBY', KEYS[1], 'n', 1)";
+            this.trivialSha = this.connection.sync().scriptLoad(trivial.getBytes(StandardCharsets.UTF_8));
+            this.decideSha = this.connection.sync()
+                    .scriptLoad(RedisScripts.DECIDE.source().getBytes(StandardCharsets.UTF_8));
+            this.decideArgs = Stream.of("acquire", "", "", "0", "1000", "10", "1000000000", "1")
+                    .map((arg) -> arg.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+            this.bucket4j = Bucket4jLettuce.casBasedBuilder(this.connection)
+                    .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
+                            Duration.ofSeconds(10)))
+                    .build();
+            this.bucketConfiguration = BucketConfiguration.builder()
+                    .addLimit(Bandwidth.builder().capacity(1_000_000_000L)
+                            .refillGreedy(1_000_000_000L, Duration.ofSeconds(1)).build())
+                    .build();
+        }
+
+        Decider ours() {
+            return (key) -> this.ours.tryAcquire(this.limit, this.keys[key], 1).allowed();
+        }
+
+        Decider wired() {
+            return (key) -> this.wired.tryAcquire(this.limit, this.keys[key], 1).allowed();
+        }
+
+        Decider evalshaOurs() {
+            return (key) -> this.async.<List<Long>>evalsha(this.decideSha, ScriptOutputType.MULTI,
+                    new byte[][] { this.bareKeys[key] }, this.decideArgs).get(5, TimeUnit.SECONDS).get(0) == 1;
+        }
+
+        Decider evalshaTrivial() {
+            return (key) -> this.async.<Long>evalsha(this.trivialSha, ScriptOutputType.INTEGER,
+                    new byte[][] { this.rawKeys[key] }).get(5, TimeUnit.SECONDS) > 0;
+        }
+
+        Decider bucket4j() {
+            return (key) -> this.bucket4j.builder().build(this.bucketKeys[key], () -> this.bucketConfiguration)
+                    .tryConsume(1);
+        }
+
+        @Override
+        public void close() {
+            this.connection.close();
+            this.client.shutdown();
+            this.factory.destroy();
+        }
+
+    }
+
+    /**
+     * Drives {@code decider} from {@code threads} threads for two seconds of warm-up and then
+     * {@code seconds}, and prints one row.
+     * @return the decisions per second measured
+     */
+    static double run(String name, int threads, int seconds, RedisServer server, Decider decider)
             throws Exception {
         AtomicBoolean measuring = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
@@ -202,9 +256,11 @@ public final class RedisLoad {
             at += counts[t];
         }
         Arrays.sort(all);
+        double perSecond = total * 1e9 / elapsed;
         System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f %12.2f%n", name, threads,
-                total * 1e9 / elapsed, all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3,
+                perSecond, all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3,
                 jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * scripts / Arrays.stream(made).sum());
+        return perSecond;
     }
 
     /** Bytes per key of each algorithm, as Redis's MEMORY USAGE reports them: every slot used, 100 permits logged. */
