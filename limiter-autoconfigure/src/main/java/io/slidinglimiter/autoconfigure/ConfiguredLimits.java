@@ -110,6 +110,41 @@ final class ConfiguredLimits {
         }
     }
 
+    /**
+     * For the in-process backend, which exists only when the Redis auto-configuration was not
+     * applied: with Redis on the class path, a limit that asks for Redis then means that the
+     * application was processed ahead of time (Spring AOT) with settings where no limit used Redis.
+     * AOT fixes the beans at build time, so those limits would count in memory without a word.
+     * @param properties the limiter's properties at run time
+     * @param redisPresent whether Spring Data Redis with Lettuce is on the class path
+     * @throws InvalidLimiterConfigurationException naming each property that asks for Redis
+     */
+    static void checkNoRedisAsked(LimiterProperties properties, boolean redisPresent) {
+        if (!redisPresent) {
+            return;
+        }
+        List<Problem> problems = new ArrayList<>();
+        if (properties.getBackend() == Backend.REDIS) {
+            problems.add(redisNotConfigured("limiter.backend"));
+        }
+        properties.getLimits().forEach((name, limit) -> {
+            if (limit.getBackend() == Backend.REDIS) {
+                problems.add(redisNotConfigured(LimitPropertyNames.of(name) + ".backend"));
+            }
+        });
+        if (!problems.isEmpty()) {
+            throw new InvalidLimiterConfigurationException(problems);
+        }
+    }
+
+    private static Problem redisNotConfigured(String property) {
+        return new Problem(property, "is redis, but the Redis backend was not configured: this application was"
+                + " processed ahead of time (Spring AOT) with settings where no limit used Redis, and AOT fixes"
+                + " the beans at build time, so these limits would count in memory", "Process the application"
+                        + " ahead of time with the settings it runs with: for example spring-boot:process-aot"
+                        + " with -Dspring-boot.run.profiles=<the profile that sets " + property + ">.");
+    }
+
     private static Problem redisUnavailable(String property) {
         return new Problem(property, "is redis, but Spring Data Redis with Lettuce is not on the class path",
                 "Add org.springframework.boot:spring-boot-starter-data-redis to the application's dependencies, or"

@@ -8,6 +8,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ResourceLoader;
 
 import io.slidinglimiter.RateLimiters;
@@ -28,6 +29,7 @@ import io.slidinglimiter.web.ChargeSettlement;
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LimiterProperties.class)
+@ImportRuntimeHints(LimiterRuntimeHints.class)
 public class LimiterAutoConfiguration {
 
     @Bean
@@ -45,7 +47,8 @@ public class LimiterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RateLimitBackend rateLimitBackend(LimiterProperties properties, TimeSource limiterTimeSource,
-            ObjectProvider<BackendTimers> timers) {
+            ObjectProvider<BackendTimers> timers, ResourceLoader resourceLoader) {
+        ConfiguredLimits.checkNoRedisAsked(properties, RedisSupport.isPresent(resourceLoader.getClassLoader()));
         return timed(localBackend(properties, limiterTimeSource), "local", timers);
     }
 

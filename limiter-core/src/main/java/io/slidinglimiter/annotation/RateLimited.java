@@ -7,6 +7,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Rate-limits a method, or each public method of a type. Repeat it to apply several limits: all
  * of them must admit the call, and a call rejected by one consumes from none.
@@ -24,11 +26,16 @@ import java.lang.annotation.Target;
  * {@code #p0}/{@code #a0}), {@code #request} (the current {@code HttpServletRequest}, null outside a
  * request), {@code #principal} (the authenticated principal, or null), {@code #method},
  * {@code #args} and beans ({@code @beanName}).
+ * <p>
+ * {@link Reflective @Reflective}: Spring's ahead-of-time processing registers every annotated method
+ * for the reflective call its proxy makes, as it does for Spring Framework's own resilience
+ * annotations.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Repeatable(RateLimits.class)
+@Reflective
 public @interface RateLimited {
 
     /**
