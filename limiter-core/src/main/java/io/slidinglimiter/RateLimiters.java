@@ -236,6 +236,16 @@ public class RateLimiters {
     }
 
     /**
+     * Forgets every count of every limit, in this instance and, for Redis, every counter under the
+     * key prefix: for tests that share one application (see {@code @ResetRateLimits} in
+     * {@code limiter-spring-boot-test}). Not meant for a running service: every key starts afresh.
+     * @throws UnsupportedOperationException when a custom backend cannot
+     */
+    public void resetAll() {
+        this.backend.resetAll();
+    }
+
+    /**
      * The current definition of a limit.
      * @param limitName a configured or annotated limit's name
      * @return its definition

@@ -44,7 +44,7 @@ class PublishedMetadataTest {
 
     @Test
     void publishedModulesInheritItAndTheDemosAreNotPublished() throws Exception {
-        for (String module : List.of("limiter-core", "limiter-autoconfigure", "limiter-starter")) {
+        for (String module : List.of("limiter-core", "limiter-autoconfigure", "limiter-starter", "limiter-test")) {
             Element project = pom(ROOT.resolve(module).resolve("pom.xml"));
             assertThat(text(child(project, "parent"), "artifactId")).as(module).isEqualTo("limiter-parent");
             assertThat(text(project, "name")).as(module).startsWith("Sliding Limiter");

@@ -80,6 +80,15 @@ public interface RateLimitBackend extends AutoCloseable {
     void reset(LimitDefinition limit, String key);
 
     /**
+     * Forgets every count of every limit: for tests that share an application between them. By
+     * default unsupported.
+     * @throws UnsupportedOperationException when the backend cannot
+     */
+    default void resetAll() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot reset every count");
+    }
+
+    /**
      * Whether a decision may wait for I/O (a network round trip): reactive callers then decide on a
      * thread that may block, never on an event loop. True unless the backend says otherwise.
      * @return whether decisions may block the calling thread

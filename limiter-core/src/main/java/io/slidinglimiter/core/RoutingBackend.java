@@ -142,6 +142,12 @@ public class RoutingBackend implements RateLimitBackend {
         backendFor(limit).reset(limit, key);
     }
 
+    /** Each backend once. */
+    @Override
+    public void resetAll() {
+        this.order.forEach(RateLimitBackend::resetAll);
+    }
+
     @Override
     public boolean mayBlock() {
         return this.order.stream().anyMatch(RateLimitBackend::mayBlock);

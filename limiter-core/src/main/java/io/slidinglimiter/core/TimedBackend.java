@@ -80,6 +80,11 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public void resetAll() {
+        this.delegate.resetAll();
+    }
+
+    @Override
     public boolean mayBlock() {
         return this.delegate.mayBlock();
     }

@@ -243,6 +243,21 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Every limit's counters and overflow sketch are dropped and their room given back; a caller
+     * holding one of them looks its key up again.
+     */
+    @Override
+    public void resetAll() {
+        this.limits.forEach((name, counters) -> {
+            if (this.limits.remove(name, counters)) {
+                drain(counters);
+            }
+        });
+    }
+
     /** Never: decisions are made in memory, without a lock held across I/O. */
     @Override
     public boolean mayBlock() {

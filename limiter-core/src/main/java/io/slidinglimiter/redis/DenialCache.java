@@ -52,6 +52,11 @@ final class DenialCache {
         this.entries.remove(new Entry.Key(limitName, key));
     }
 
+    /** Forgets every denial. */
+    void clear() {
+        this.entries.clear();
+    }
+
     private record Entry(long untilMillis, long resetAtMillis, long limit) {
 
         private record Key(String limitName, String key) {

@@ -52,4 +52,9 @@ final class ExpiringEntries<K, V> {
         this.entries.remove(key, value);
     }
 
+    /** Forgets every entry. */
+    void clear() {
+        this.entries.clear();
+    }
+
 }

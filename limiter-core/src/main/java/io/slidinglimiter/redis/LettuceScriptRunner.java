@@ -17,10 +17,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -195,6 +198,30 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         long deadline = sentNanos + this.timeoutNanos;
         RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos, "");
         return await(replied(command.apply(commands), false, ""), deadline, sentNanos, "");
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A page of up to 1 000 keys at a time ({@code SCAN}, on a Cluster across every master), each
+     * page removed with {@code UNLINK}; every command within the timeout.
+     */
+    @Override
+    public long deleteMatching(byte[] pattern) {
+        long deleted = 0;
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            ScanCursor from = cursor;
+            KeyScanCursor<byte[]> page = call((commands) -> commands.scan(from,
+                    ScanArgs.Builder.matches(pattern).limit(1_000)));
+            if (!page.getKeys().isEmpty()) {
+                byte[][] keys = page.getKeys().toArray(byte[][]::new);
+                deleted += call((commands) -> commands.unlink(keys));
+            }
+            cursor = page;
+        }
+        while (!cursor.isFinished());
+        return deleted;
     }
 
     /**

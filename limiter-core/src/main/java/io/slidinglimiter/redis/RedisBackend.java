@@ -174,6 +174,17 @@ public final class RedisBackend implements RateLimitBackend {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Deletes every counter under the key prefix ({@link RedisKeys#counterPattern()}), scanning in
+     * pages; the run-time limit changes under the prefix stay.
+     */
+    @Override
+    public void resetAll() {
+        this.runner.deleteMatching(this.keys.counterPattern());
+    }
+
     @Override
     public Decision peek(LimitDefinition limit, String key) {
         return usage(limit, key).decision();

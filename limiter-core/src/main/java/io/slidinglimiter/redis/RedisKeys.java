@@ -27,6 +27,24 @@ public final class RedisKeys {
     }
 
     /**
+     * The {@code SCAN MATCH} pattern of every counter under the prefix, and of nothing else there
+     * (the run-time limits' hash has no brace): the prefix with its glob characters escaped, a
+     * colon, the opening brace of the hash tag, and a star.
+     * @return the pattern's UTF-8 bytes
+     */
+    public byte[] counterPattern() {
+        StringBuilder pattern = new StringBuilder();
+        for (int i = 0; i < this.prefix.length(); i++) {
+            char c = this.prefix.charAt(i);
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                pattern.append('\\');
+            }
+            pattern.append(c);
+        }
+        return CounterKeys.bytes(pattern.append(":{*").toString());
+    }
+
+    /**
      * The Redis key of one counter.
      * @param limitName the limit's name
      * @param key the counter key

@@ -46,6 +46,17 @@ public interface RedisScriptRunner {
     }
 
     /**
+     * Deletes every key that matches a pattern, scanning ({@code SCAN}, never {@code KEYS}) every
+     * master of a Cluster. By default unsupported.
+     * @param pattern a {@code SCAN MATCH} glob
+     * @return how many keys were deleted
+     * @throws UnsupportedOperationException when the runner cannot
+     */
+    default long deleteMatching(byte[] pattern) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot delete keys");
+    }
+
+    /**
      * The Redis time after which a call that starts now is no longer waited for, so that the script
      * can refuse to change anything later than that.
      * @return Redis milliseconds since the epoch, or -1 while unknown (nothing refused)

@@ -358,6 +358,21 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Redis's counters, this instance's fallback counts and its cached denials. Throws when Redis
+     * fails: a reset that did not happen must not look as if it had.
+     */
+    @Override
+    public void resetAll() {
+        if (this.denials != null) {
+            this.denials.clear();
+        }
+        this.local.resetAll();
+        this.redis.resetAll();
+    }
+
     @Override
     public void reset(LimitDefinition limit, String key) {
         if (this.denials != null) {

@@ -28,6 +28,23 @@ class LocalBackendTest {
     private final LimitDefinition api = LimitDefinition.of("api", 3, Duration.ofSeconds(1), 10);
 
     @Test
+    void resetAllForgetsEveryKeyOfEveryLimitAndGivesTheRoomBack() {
+        for (int i = 0; i < 5; i++) {
+            this.backend.tryAcquire(this.login, "alice", 1);
+            this.backend.tryAcquire(this.login, "k" + i, 1);
+        }
+        this.backend.tryAcquire(this.api, "bob", 3);
+        assertThat(this.backend.tryAcquire(this.login, "alice", 1).allowed()).isFalse();
+        assertThat(this.backend.liveCounters()).isEqualTo(7);
+        this.backend.resetAll();
+        assertThat(this.backend.liveCounters()).isZero();
+        assertThat(this.backend.liveBytes()).isZero();
+        assertThat(this.backend.peek(this.login, "alice").remaining()).isEqualTo(5);
+        assertThat(this.backend.peek(this.api, "bob").remaining()).isEqualTo(3);
+        assertThat(this.backend.tryAcquire(this.login, "alice", 5).allowed()).isTrue();
+    }
+
+    @Test
     void eachKeyHasItsOwnCounter() {
         assertThat(admitted(this.login, "alice", 10)).isEqualTo(5);
         assertThat(admitted(this.login, "bob", 10)).isEqualTo(5);

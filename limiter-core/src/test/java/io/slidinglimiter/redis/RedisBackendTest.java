@@ -256,6 +256,23 @@ class RedisBackendTest {
         assertThat(backend.tryAcquire(limit, "bob", 1).allowed()).isFalse();
     }
 
+    /** Every counter under the prefix goes, scanned in pages; other prefixes and the run-time limits stay. */
+    @Test
+    void resetAllDeletesEveryCounterUnderThePrefixAndNothingElse() {
+        LimitDefinition limit = LimitDefinition.of("many", 2, Duration.ofMinutes(1), 10);
+        for (int i = 0; i < 2_500; i++) {
+            backend.tryAcquire(limit, "k" + i + ((i % 7 == 0) ? "*?[x]" : ""), 2);
+        }
+        RedisBackend other = new RedisBackend(new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5)),
+                new RedisKeys("other*"), null);
+        other.tryAcquire(limit, "k0", 2);
+        server.call((redis) -> redis.hset("limiter:limits", "many", "5:2"));
+        backend.resetAll();
+        assertThat(server.<Long>call((redis) -> redis.dbsize())).as("other prefix and run-time limits").isEqualTo(2);
+        assertThat(backend.tryAcquire(limit, "k0", 2).allowed()).isTrue();
+        assertThat(other.tryAcquire(limit, "k0", 1).allowed()).isFalse();
+    }
+
     static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

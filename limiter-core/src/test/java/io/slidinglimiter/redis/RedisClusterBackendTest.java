@@ -69,6 +69,19 @@ class RedisClusterBackendTest {
     }
 
     @Test
+    void resetAllScansEveryMaster() {
+        LimitDefinition limit = LimitDefinition.of("reset-all", 1, Duration.ofMinutes(1), 10);
+        for (int i = 0; i < 300; i++) {
+            backend.tryAcquire(limit, "key-" + i, 1);
+        }
+        backend.resetAll();
+        for (RedisServer node : cluster.nodes()) {
+            assertThat(node.<List<String>>call((redis) -> redis.keys("limiter:{*"))).as("node %d", node.port()).isEmpty();
+        }
+        assertThat(backend.tryAcquire(limit, "key-1", 1).allowed()).isTrue();
+    }
+
+    @Test
     void limitsInDifferentSlotsStayAllOrNothing() {
         LimitDefinition perUser = LimitDefinition.of("per-user", 5, Duration.ofMinutes(1), 10);
         LimitDefinition global = LimitDefinition.of("global", 2, Duration.ofMinutes(1), 10);
