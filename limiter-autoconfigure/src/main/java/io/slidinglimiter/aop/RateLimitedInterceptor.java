@@ -3,10 +3,14 @@ package io.slidinglimiter.aop;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
@@ -29,6 +33,8 @@ import io.slidinglimiter.web.WebCall;
  */
 public final class RateLimitedInterceptor implements MethodInterceptor {
 
+    private static final Log logger = LogFactory.getLog(RateLimitedInterceptor.class);
+
     private static final boolean WEB_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
             RateLimitedInterceptor.class.getClassLoader())
             && ClassUtils.isPresent("org.springframework.web.context.request.RequestContextHolder",
@@ -41,6 +47,9 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     private final Supplier<LimiterExpressionParser> parser;
 
     private final Supplier<ChargeSettlement> charges;
+
+    /** The limits whose cost expression failed at least once: their failure was logged. */
+    private final Set<String> costFailuresLogged = ConcurrentHashMap.newKeySet();
 
     /**
      * Creates the interceptor. Its collaborators are asked for on the first call, not before: the
@@ -165,7 +174,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     }
 
     /** One limit: a decision and nothing else allocated when it admits outside a web request. */
-    private static void enforce(LimitOperation limit, RateLimiters rateLimiters, MethodCallContext context,
+    private void enforce(LimitOperation limit, RateLimiters rateLimiters, MethodCallContext context,
             WebCall web) {
         if (!limit.appliesTo(context)) {
             return;
@@ -184,15 +193,24 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
                 web);
     }
 
-    /** The evaluated cost; its bounds are checked once, by the backend that takes it. */
-    private static long cost(LimitOperation limit, LimitDefinition definition, MethodCallContext context) {
+    /**
+     * The evaluated cost; its bounds are checked once, by the backend that takes it. An expression
+     * that fails on this call's data answers the caller without the expression's internals; the
+     * cause is logged once per limit, for the developer.
+     */
+    private long cost(LimitOperation limit, LimitDefinition definition, MethodCallContext context) {
         Long cost;
         try {
             cost = limit.costOf(context);
         }
         catch (RuntimeException ex) {
-            throw new InvalidCostException("The cost of limit '" + definition.name() + "' could not be computed: "
-                    + ex.getMessage());
+            if (this.costFailuresLogged.add(definition.name())) {
+                logger.warn("The cost '" + limit.cost().getExpressionString() + "' of limit '" + definition.name()
+                        + "' could not be computed for a call (" + ex.getMessage() + "); such calls are refused"
+                        + " with InvalidCostException (400 over HTTP). Logged once per limit.");
+            }
+            throw new InvalidCostException("The cost of limit '" + definition.name()
+                    + "' could not be computed from this call's data");
         }
         if (cost == null) {
             throw new InvalidCostException("The cost of limit '" + definition.name() + "' was null; it must be"

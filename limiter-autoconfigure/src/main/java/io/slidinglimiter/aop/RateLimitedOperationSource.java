@@ -21,6 +21,8 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.ast.Literal;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -205,8 +207,9 @@ public final class RateLimitedOperationSource {
             }
             return new LimitOperation(this.registry.handle(name), key, constantCost, null, condition, charge);
         }
-        return new LimitOperation(this.registry.handle(name), key, 0, expression(cost, "cost", description, variables),
-                condition, charge);
+        Expression costExpression = expression(cost, "cost", description, variables);
+        checkLiteral(costExpression, "cost", description, name, 1, definition.limit());
+        return new LimitOperation(this.registry.handle(name), key, 0, costExpression, condition, charge);
     }
 
     private String limitName(RateLimited annotation, Method method, Class<?> userClass, String description) {
@@ -314,7 +317,9 @@ public final class RateLimitedOperationSource {
             settled.add("result");
         }
         try {
-            return this.parser.parse(source, settled);
+            Expression charge = this.parser.parse(source, settled);
+            checkLiteral(charge, attribute, description, name, 0, Long.MAX_VALUE);
+            return charge;
         }
         catch (InvalidExpressionException ex) {
             throw problem(description, attribute + " expression " + ex.getMessage(), returnsNothing
@@ -322,6 +327,31 @@ public final class RateLimitedOperationSource {
                             + " parameters, or return the value to charge by."
                     : "Refer to #result, #exception, the method's parameters, #request, #principal, #method,"
                             + " #args and existing @beans.");
+        }
+    }
+
+    /**
+     * An expression that is a literal ({@code "'abc'"}, {@code "'0'"}) gives the same value on every
+     * call: one that is not a number of permits within bounds is the developer's error, reported at
+     * start rather than to every caller.
+     */
+    private static void checkLiteral(Expression expression, String attribute, String description, String name,
+            long min, long max) {
+        if (!(expression instanceof SpelExpression spel) || !(spel.getAST() instanceof Literal)) {
+            return;
+        }
+        Long value;
+        try {
+            value = expression.getValue(Long.class);
+        }
+        catch (RuntimeException ex) {
+            value = null;
+        }
+        if (value == null || value < min || value > max) {
+            throw problem(description, attribute + " '" + expression.getExpressionString() + "' of limit '" + name
+                    + "' is a literal that is not a number of permits from " + min
+                    + ((max == Long.MAX_VALUE) ? " up" : " to " + max), "Write " + attribute
+                            + " as a whole number, or as an expression over the call that gives one.");
         }
     }
 

@@ -81,6 +81,17 @@ class RateLimitedStartupValidationTests {
                         + " is not valid SpEL"));
     }
 
+    /** Issue 18, item 7: a literal of the wrong type is the developer's error, found at start. */
+    @Test
+    void aLiteralCostOrChargeThatIsNotANumberFailsTheStart() {
+        assertFailure(BadLiterals.class, (message) -> assertThat(message)
+                .contains(PREFIX + "$BadLiterals.text(String)\n        cost ''abc'' of limit 'text-cost' is a literal"
+                        + " that is not a number of permits from 1 to 5")
+                .contains(PREFIX + "$BadLiterals.zero(String)\n        cost ''0'' of limit 'zero-cost'")
+                .contains(PREFIX + "$BadLiterals.charged(String)\n        charge ''many'' of limit 'text-charge' is a"
+                        + " literal that is not a number of permits from 0 up"));
+    }
+
     @Test
     void theVoidMethodsFailureSaysThereIsNoResult() {
         this.runner.withUserConfiguration(BadCharges.class).run((context) -> assertThat(
@@ -175,6 +186,28 @@ class RateLimitedStartupValidationTests {
         @RateLimited(name = "search-limit", limit = 5, window = "1m", charge = "#result.size( *")
         public java.util.List<String> search(String query) {
             return java.util.List.of(query);
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BadLiterals {
+
+        @RateLimited(name = "text-cost", limit = 5, window = "1m", cost = "'abc'")
+        public void text(String query) {
+        }
+
+        @RateLimited(name = "zero-cost", limit = 5, window = "1m", cost = "'0'")
+        public void zero(String query) {
+        }
+
+        @RateLimited(name = "text-charge", limit = 5, window = "1m", charge = "'many'")
+        public String charged(String query) {
+            return query;
+        }
+
+        @RateLimited(name = "string-cost", limit = 5, window = "1m", cost = "'3'")
+        public void fine(String query) {
         }
 
     }
