@@ -1,9 +1,11 @@
 package io.slidinglimiter;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.KeyUsage;
@@ -11,6 +13,7 @@ import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.core.SplitDecision;
 
 /**
  * Programmatic rate limiting against the application's named limits. A key given here and the
@@ -75,8 +78,28 @@ public class RateLimiters {
      */
     public Decision tryAcquire(LimitRegistry.Handle limit, String key, long cost) {
         Decision decision = this.backend.tryAcquire(limit.definition(), key, cost);
+        if (!decision.allowed() && limit.isShadow()) {
+            limit.statistics().recordShadowRejected();
+            return shadowed(decision);
+        }
         limit.statistics().record(decision.allowed());
         return decision;
+    }
+
+    /**
+     * Whether a limit is in shadow mode ({@code limiter.limits.<name>.shadow}): decided exactly as
+     * when enforcing (a call it would reject consumes nothing from it), but never rejecting; its
+     * would-be rejections are counted apart, and no RateLimit header shows it.
+     * @param limitName a limit's name
+     * @return true when it never rejects
+     */
+    public boolean isShadow(String limitName) {
+        return this.registry.isShadow(limitName);
+    }
+
+    /** What a call that a shadow limit would have rejected is told: allowed, the rest as it is. */
+    private static Decision shadowed(Decision decision) {
+        return new Decision(true, decision.limit(), decision.remaining(), 0, decision.resetAfterMillis());
     }
 
     /**
@@ -101,6 +124,9 @@ public class RateLimiters {
      * @return the decisions, in the order of the requests
      */
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
+        if (anyShadow(requests)) {
+            return withShadows(requests, this.backend::tryAcquireAll);
+        }
         Decisions decisions;
         if (requests.size() == 1) {
             LimitRequest request = requests.get(0);
@@ -112,6 +138,55 @@ public class RateLimiters {
         }
         recordStatistics(requests, decisions);
         return decisions;
+    }
+
+    private boolean anyShadow(List<LimitRequest> requests) {
+        for (LimitRequest request : requests) {
+            if (this.registry.isShadow(request.limit().name())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<Integer> indices(List<LimitRequest> requests, boolean shadow) {
+        List<Integer> indices = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            if (this.registry.isShadow(requests.get(i).limit().name()) == shadow) {
+                indices.add(i);
+            }
+        }
+        return indices;
+    }
+
+    /**
+     * A call with limits in shadow mode: the enforcing limits decided all or nothing by
+     * {@code enforce}; then, only if they admit the call (as all or nothing would), each shadow
+     * limit on its own: what it would reject consumes nothing and is counted as such, and the call
+     * goes through. The decisions keep the order of the requests; the time and parts are the
+     * enforcing limits', which a settle or refund concerns alone.
+     */
+    private Decisions withShadows(List<LimitRequest> requests, Function<List<LimitRequest>, Decisions> enforce) {
+        List<Integer> enforcing = indices(requests, false);
+        Decision[] decisions = new Decision[requests.size()];
+        Decisions enforced = null;
+        if (!enforcing.isEmpty()) {
+            List<LimitRequest> selected = SplitDecision.select(requests, enforcing);
+            enforced = enforce.apply(selected);
+            recordStatistics(selected, enforced);
+            for (int i = 0; i < enforcing.size(); i++) {
+                decisions[enforcing.get(i)] = enforced.get(i);
+            }
+        }
+        boolean allowed = enforced == null || enforced.allowed();
+        for (int index : indices(requests, true)) {
+            LimitRequest request = requests.get(index);
+            long limit = request.limit().limit();
+            decisions[index] = allowed ? tryAcquire(this.registry.handle(request.limit().name()), request.key(),
+                    request.cost()) : new Decision(true, limit, limit, 0, 0);
+        }
+        return (enforced != null) ? new Decisions(allowed, List.of(decisions), enforced.decidedAtMillis(), enforced.parts())
+                : new Decisions(true, List.of(decisions));
     }
 
     private void recordStatistics(List<LimitRequest> requests, Decisions decisions) {
@@ -129,6 +204,11 @@ public class RateLimiters {
      * @return completes with the decisions, in the order of the requests
      */
     public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        if (anyShadow(requests)) {
+            // A rollout aid, not the fast path: decided as tryAcquireAll, where it may wait.
+            return this.backend.mayBlock() ? CompletableFuture.supplyAsync(() -> tryAcquireAll(requests), blocking)
+                    : CompletableFuture.completedFuture(tryAcquireAll(requests));
+        }
         return this.backend.tryAcquireAllAsync(requests, blocking).thenApply((decisions) -> {
             recordStatistics(requests, decisions);
             return decisions;
@@ -142,6 +222,9 @@ public class RateLimiters {
      * @return the decisions, in the order of the requests
      */
     public Decisions tryAcquireAllToSettle(List<LimitRequest> requests) {
+        if (anyShadow(requests)) {
+            return withShadows(requests, this.backend::tryAcquireAll);
+        }
         Decisions decisions = this.backend.tryAcquireAll(requests);
         recordStatistics(requests, decisions);
         return decisions;
@@ -178,6 +261,15 @@ public class RateLimiters {
             if (charge < 0) {
                 throw new IllegalArgumentException("A charge is zero or more, not " + charge);
             }
+        }
+        if (anyShadow(requests)) {
+            // The admission was the enforcing limits' alone; shadow limits stay at their cost.
+            List<Integer> enforcing = indices(requests, false);
+            if (!enforcing.isEmpty()) {
+                this.backend.settle(SplitDecision.select(requests, enforcing), taken,
+                        SplitDecision.select(charges, enforcing));
+            }
+            return;
         }
         this.backend.settle(requests, taken, charges);
     }

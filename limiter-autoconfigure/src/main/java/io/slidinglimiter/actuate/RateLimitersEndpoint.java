@@ -200,6 +200,10 @@ public class RateLimitersEndpoint {
         description.put("allowed", statistics.allowed());
         description.put("rejected", statistics.rejected());
         description.put("fallback", statistics.fallback());
+        if (this.registry.isShadow(definition.name())) {
+            description.put("shadow", true);
+            description.put("shadowRejected", statistics.shadowRejected());
+        }
         return description;
     }
 

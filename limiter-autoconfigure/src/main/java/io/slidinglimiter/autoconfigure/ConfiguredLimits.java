@@ -95,6 +95,7 @@ final class ConfiguredLimits {
         try {
             registry.register(new LimitDefinition(name, limit.getLimit(), limit.getWindow(), subWindows,
                     limit.getAlgorithm()));
+            registry.setShadow(name, limit.isShadow());
         }
         catch (InvalidLimitException ex) {
             problems.add(switch (ex.getField()) {

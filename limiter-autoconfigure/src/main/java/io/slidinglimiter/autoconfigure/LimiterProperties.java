@@ -186,6 +186,13 @@ public class LimiterProperties {
          */
         private String charge;
 
+        /**
+         * Shadow mode: decided exactly as when enforcing (a call it would reject consumes nothing),
+         * but never rejecting; would-be rejections are counted as
+         * limiter.requests{outcome=shadow-rejected}, and no RateLimit header shows the limit.
+         */
+        private boolean shadow;
+
         public Long getLimit() {
             return this.limit;
         }
@@ -240,6 +247,14 @@ public class LimiterProperties {
 
         public void setCharge(String charge) {
             this.charge = charge;
+        }
+
+        public boolean isShadow() {
+            return this.shadow;
+        }
+
+        public void setShadow(boolean shadow) {
+            this.shadow = shadow;
         }
 
     }

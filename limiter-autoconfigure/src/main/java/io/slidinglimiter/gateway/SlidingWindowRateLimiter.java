@@ -58,6 +58,10 @@ public class SlidingWindowRateLimiter implements RateLimiter<Object> {
         List<LimitRequest> requests = List.of(new LimitRequest(limit, id, 1));
         return ReactiveDecisions.decide(this.rateLimiters, requests).map((decisions) -> {
             Decision decision = decisions.get(0);
+            if (this.rateLimiters.isShadow(limitName)) {
+                // Decided and counted; the route is never limited by it, and no header shows it.
+                return new Response(true, Map.of());
+            }
             String[] values = RateLimitHeaders.values(List.of(limit), List.of(decision));
             Map<String, String> headers = new LinkedHashMap<>();
             headers.put(RateLimitHeaders.POLICY, values[0]);

@@ -14,7 +14,7 @@ import io.slidinglimiter.core.LimitStatistics;
 /**
  * The limiter's meters in the application's {@link MeterRegistry}, each resolved once:
  * {@code limiter.requests} (tags {@code limit} and {@code outcome} = {@code allowed},
- * {@code rejected} or {@code fallback}) reads each limit's {@link LimitStatistics}, so counting costs
+ * {@code rejected}, {@code fallback} or {@code shadow-rejected}) reads each limit's {@link LimitStatistics}, so counting costs
  * a decision one uncontended add; {@code limiter.charge.errors} (tag {@code limit}) counts calls
  * left at their cost because their charge could not be settled; {@code limiter.backend.duration}
  * (tag {@code backend}) times backend calls. No tag ever holds a key.
@@ -44,6 +44,7 @@ public final class LimiterMeters implements BackendTimers {
         counter(definition, "allowed", statistics, LimitStatistics::allowed);
         counter(definition, "rejected", statistics, LimitStatistics::rejected);
         counter(definition, "fallback", statistics, LimitStatistics::fallback);
+        counter(definition, "shadow-rejected", statistics, LimitStatistics::shadowRejected);
         FunctionCounter.builder("limiter.charge.errors", statistics, LimitStatistics::chargeErrors)
                 .description("Calls left at their cost because their charge could not be settled")
                 .tag("limit", definition.name()).register(this.meterRegistry);

@@ -2,6 +2,7 @@ package io.slidinglimiter.web;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Decisions;
@@ -10,9 +11,19 @@ import io.slidinglimiter.core.LimitRequest;
 
 /**
  * The limits that applied to one request so far, each with its latest decision, for the RateLimit
- * headers. A reactive request may record from several threads, one after the other.
+ * headers; limits in shadow mode are left out. A reactive request may record from several threads,
+ * one after the other.
  */
 final class AppliedLimits {
+
+    private final Predicate<String> shadow;
+
+    /**
+     * @param shadow whether a limit, by name, is in shadow mode
+     */
+    AppliedLimits(Predicate<String> shadow) {
+        this.shadow = shadow;
+    }
 
     private final List<LimitDefinition> limits = new ArrayList<>(2);
 
@@ -21,6 +32,9 @@ final class AppliedLimits {
     synchronized void record(List<LimitRequest> requests, Decisions decided) {
         for (int i = 0; i < requests.size(); i++) {
             LimitDefinition limit = requests.get(i).limit();
+            if (this.shadow.test(limit.name())) {
+                continue;
+            }
             int existing = indexOf(limit.name());
             if (existing >= 0) {
                 this.limits.set(existing, limit);

@@ -1,6 +1,7 @@
 package io.slidinglimiter.web;
 
 import java.util.List;
+import java.util.function.Predicate;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -27,12 +28,14 @@ public final class HttpRateLimitContext implements WebCall {
 
     private final boolean headersOnAllowed;
 
-    private final AppliedLimits applied = new AppliedLimits();
+    private final AppliedLimits applied;
 
-    HttpRateLimitContext(HttpServletRequest request, HttpServletResponse response, boolean headersOnAllowed) {
+    HttpRateLimitContext(HttpServletRequest request, HttpServletResponse response, boolean headersOnAllowed,
+            Predicate<String> shadow) {
         this.request = request;
         this.response = response;
         this.headersOnAllowed = headersOnAllowed;
+        this.applied = new AppliedLimits(shadow);
     }
 
     /**
@@ -49,7 +52,7 @@ public final class HttpRateLimitContext implements WebCall {
             return filtered;
         }
         // The filter is not installed: expressions still see the request; no headers are written.
-        return new HttpRateLimitContext(servlet.getRequest(), null, false);
+        return new HttpRateLimitContext(servlet.getRequest(), null, false, (limit) -> true);
     }
 
     @Override

@@ -69,7 +69,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        HttpRateLimitContext context = new HttpRateLimitContext(request, response, this.headersOnAllowed);
+        HttpRateLimitContext context = new HttpRateLimitContext(request, response, this.headersOnAllowed,
+                this.rateLimiters::isShadow);
         request.setAttribute(HttpRateLimitContext.ATTRIBUTE, context);
         RuleAdmission admitted;
         try {

@@ -2,6 +2,7 @@ package io.slidinglimiter.web;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.Predicate;
 
 import reactor.util.context.ContextView;
 
@@ -27,13 +28,14 @@ public final class ReactiveRateLimitContext implements WebCall {
 
     private final Object principal;
 
-    private final AppliedLimits applied = new AppliedLimits();
+    private final AppliedLimits applied;
 
     private volatile RuntimeException rejection;
 
-    ReactiveRateLimitContext(ServerWebExchange exchange, Object principal) {
+    ReactiveRateLimitContext(ServerWebExchange exchange, Object principal, Predicate<String> shadow) {
         this.exchange = exchange;
         this.principal = principal;
+        this.applied = new AppliedLimits(shadow);
     }
 
     /**

@@ -89,7 +89,7 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         return exchange.getPrincipal().map(Optional::<Object>of).defaultIfEmpty(Optional.empty())
                 .flatMap((principal) -> filter(exchange, chain, new ReactiveRateLimitContext(exchange,
-                        principal.orElse(null))));
+                        principal.orElse(null), this.rateLimiters::isShadow)));
     }
 
     private Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain, ReactiveRateLimitContext context) {

@@ -107,6 +107,26 @@ public final class LimitRegistry {
     }
 
     /**
+     * Puts a limit in shadow mode, or takes it out: decided exactly as when enforcing, but never
+     * rejecting a call (see {@code RateLimiters}).
+     * @param name the limit's name
+     * @param shadow whether the limit is in shadow mode
+     */
+    public void setShadow(String name, boolean shadow) {
+        handle(name).shadow = shadow;
+    }
+
+    /**
+     * Whether a limit is in shadow mode.
+     * @param name the limit's name
+     * @return true when it never rejects
+     */
+    public boolean isShadow(String name) {
+        Handle handle = this.handles.get(name);
+        return handle != null && handle.shadow;
+    }
+
+    /**
      * Every definition.
      * @return the definitions, in no particular order
      */
@@ -121,6 +141,8 @@ public final class LimitRegistry {
 
         private final LimitStatistics statistics = new LimitStatistics();
 
+        private volatile boolean shadow;
+
         Handle(LimitDefinition definition) {
             this.definition = definition;
         }
@@ -133,6 +155,11 @@ public final class LimitRegistry {
         /** @return the limit's statistics */
         public LimitStatistics statistics() {
             return this.statistics;
+        }
+
+        /** @return whether the limit is in shadow mode: decided, never rejecting */
+        public boolean isShadow() {
+            return this.shadow;
         }
 
     }

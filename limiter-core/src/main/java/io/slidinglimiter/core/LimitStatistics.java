@@ -17,6 +17,8 @@ public final class LimitStatistics {
 
     private final LongAdder chargeErrors = new LongAdder();
 
+    private final LongAdder shadowRejected = new LongAdder();
+
     /**
      * Counts one decision.
      * @param wasAllowed whether the call was admitted
@@ -38,6 +40,11 @@ public final class LimitStatistics {
         this.chargeErrors.increment();
     }
 
+    /** Counts one call that a limit in shadow mode would have rejected, and let through. */
+    public void recordShadowRejected() {
+        this.shadowRejected.increment();
+    }
+
     /** @return calls admitted since start */
     public long allowed() {
         return this.allowed.sum();
@@ -51,6 +58,11 @@ public final class LimitStatistics {
     /** @return decisions taken without the backend since start */
     public long fallback() {
         return this.fallback.sum();
+    }
+
+    /** @return calls a limit in shadow mode would have rejected since start */
+    public long shadowRejected() {
+        return this.shadowRejected.sum();
     }
 
     /** @return calls left at their cost since start because their charge could not be settled */

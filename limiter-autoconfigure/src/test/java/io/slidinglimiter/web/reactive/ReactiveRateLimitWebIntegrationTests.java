@@ -24,7 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
                 "limiter.http.rules[0].path=/ruled/**", "limiter.http.rules[0].methods=GET",
                 "limiter.http.rules[0].key=#clientAddress", "limiter.limits.lookups.limit=2",
                 "limiter.limits.lookups.window=1m", "limiter.http.rules[1].limit=lookups",
-                "limiter.http.rules[1].path=/lookup/**", "limiter.http.rules[1].charge=#status == 404 ? 1 : 0" })
+                "limiter.http.rules[1].path=/lookup/**", "limiter.http.rules[1].charge=#status == 404 ? 1 : 0",
+                "limiter.limits.reactive-shadow.limit=1", "limiter.limits.reactive-shadow.window=1m",
+                "limiter.limits.reactive-shadow.shadow=true" })
 class ReactiveRateLimitWebIntegrationTests {
 
     @LocalServerPort
@@ -161,6 +163,13 @@ class ReactiveRateLimitWebIntegrationTests {
         get("/lookup/missing-1").expectStatus().isNotFound();
         get("/lookup/missing-2").expectStatus().isNotFound();
         get("/lookup/known").expectStatus().isEqualTo(429);
+    }
+
+    @Test
+    void aShadowLimitNeverRejectsAndShowsNoHeader() {
+        for (int i = 0; i < 3; i++) {
+            get("/shadowed").expectStatus().isOk().expectHeader().doesNotExist("RateLimit");
+        }
     }
 
     @Test

@@ -132,6 +132,12 @@ public class ReactiveTestApplication {
             return Mono.just(name.equals("known") ? ResponseEntity.ok("found") : ResponseEntity.notFound().build());
         }
 
+        @GetMapping("/shadowed")
+        @RateLimited(name = "reactive-shadow", limit = 1, window = "1m")
+        public Mono<String> shadowed() {
+            return Mono.just("shadowed");
+        }
+
         @GetMapping("/quote")
         public Mono<String> quote() {
             return this.quotes.quote();
