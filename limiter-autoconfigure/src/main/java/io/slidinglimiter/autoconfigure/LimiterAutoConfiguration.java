@@ -19,6 +19,7 @@ import io.slidinglimiter.core.TimedBackend;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.metrics.BackendTimers;
+import io.slidinglimiter.metrics.DecisionObservers;
 import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.web.ChargeSettlement;
 
@@ -47,9 +48,10 @@ public class LimiterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RateLimitBackend rateLimitBackend(LimiterProperties properties, TimeSource limiterTimeSource,
-            ObjectProvider<BackendTimers> timers, ResourceLoader resourceLoader) {
+            ObjectProvider<BackendTimers> timers, ObjectProvider<DecisionObservers> observations,
+            ResourceLoader resourceLoader) {
         ConfiguredLimits.checkNoRedisAsked(properties, RedisSupport.isPresent(resourceLoader.getClassLoader()));
-        return timed(localBackend(properties, limiterTimeSource), "local", timers);
+        return timed(localBackend(properties, limiterTimeSource), "local", timers, observations);
     }
 
     @Bean
@@ -91,10 +93,19 @@ public class LimiterAutoConfiguration {
 
     }
 
-    /** The backend, timed as {@code limiter.backend.duration} when metrics are on. */
-    static RateLimitBackend timed(RateLimitBackend backend, String name, ObjectProvider<BackendTimers> timers) {
-        BackendTimers available = timers.getIfAvailable();
-        return (available != null) ? new TimedBackend(backend, available.forBackend(name)) : backend;
+    /**
+     * The backend, timed as {@code limiter.backend.duration} when metrics are on, and observed as
+     * {@code limiter.decision} when observations are.
+     */
+    static RateLimitBackend timed(RateLimitBackend backend, String name, ObjectProvider<BackendTimers> timers,
+            ObjectProvider<DecisionObservers> observations) {
+        BackendTimers timing = timers.getIfAvailable();
+        DecisionObservers observing = observations.getIfAvailable();
+        if (timing == null && observing == null) {
+            return backend;
+        }
+        return new TimedBackend(backend, (timing != null) ? timing.forBackend(name) : (nanos) -> {
+        }, (observing != null) ? observing.forBackend(name) : null);
     }
 
     static LocalBackend localBackend(LimiterProperties properties, TimeSource timeSource) {

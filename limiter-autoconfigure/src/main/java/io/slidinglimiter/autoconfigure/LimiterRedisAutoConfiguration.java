@@ -48,6 +48,7 @@ import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.metrics.BackendTimers;
+import io.slidinglimiter.metrics.DecisionObservers;
 import io.slidinglimiter.redis.RedisLimitOverrides;
 import io.slidinglimiter.actuate.RedisStatus;
 import io.slidinglimiter.core.RateLimitBackend;
@@ -135,11 +136,12 @@ public class LimiterRedisAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RateLimitBackend rateLimitBackend(LimiterProperties properties, ObjectProvider<TimeSource> timeSource,
-            LimiterRedis limiterRedis, ObjectProvider<BackendTimers> timers) {
+            LimiterRedis limiterRedis, ObjectProvider<BackendTimers> timers,
+            ObjectProvider<DecisionObservers> observations) {
         TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
         RateLimitBackend local = LimiterAutoConfiguration.timed(LimiterAutoConfiguration.localBackend(properties, clock),
-                "local", timers);
-        RateLimitBackend redis = LimiterAutoConfiguration.timed(limiterRedis.backend(), "redis", timers);
+                "local", timers, observations);
+        RateLimitBackend redis = LimiterAutoConfiguration.timed(limiterRedis.backend(), "redis", timers, observations);
         RateLimitBackend defaultBackend = (properties.getBackend() == Backend.REDIS) ? redis : local;
         Map<String, RateLimitBackend> byLimitName = new HashMap<>();
         for (String name : properties.getLimits().keySet()) {

@@ -8,8 +8,9 @@ import java.util.function.LongConsumer;
 import io.slidinglimiter.Decision;
 
 /**
- * A backend whose every call is timed: the nanoseconds each took go to {@code durations} (a
- * metrics timer, resolved once).
+ * A backend whose every decision is timed: the nanoseconds each took go to {@code durations} (a
+ * metrics timer, resolved once), and, when there is one, an {@link DecisionObserver} is told of it
+ * around it.
  */
 public class TimedBackend implements RateLimitBackend {
 
@@ -17,14 +18,27 @@ public class TimedBackend implements RateLimitBackend {
 
     private final LongConsumer durations;
 
+    private final DecisionObserver observer;
+
     /**
      * Times a backend.
      * @param delegate the backend
      * @param durations receives the nanoseconds of each call
      */
     public TimedBackend(RateLimitBackend delegate, LongConsumer durations) {
+        this(delegate, durations, null);
+    }
+
+    /**
+     * Times and observes a backend.
+     * @param delegate the backend
+     * @param durations receives the nanoseconds of each call
+     * @param observer told of each decision, or null
+     */
+    public TimedBackend(RateLimitBackend delegate, LongConsumer durations, DecisionObserver observer) {
         this.delegate = delegate;
         this.durations = durations;
+        this.observer = observer;
     }
 
     /** @return the backend timed */
@@ -34,24 +48,57 @@ public class TimedBackend implements RateLimitBackend {
 
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
+        Object observed = (this.observer != null) ? this.observer.deciding(limit.name()) : null;
         long start = System.nanoTime();
+        Decision decision = null;
+        Throwable failure = null;
         try {
-            return this.delegate.tryAcquire(limit, key, cost);
+            decision = this.delegate.tryAcquire(limit, key, cost);
+            return decision;
+        }
+        catch (RuntimeException | Error ex) {
+            failure = ex;
+            throw ex;
         }
         finally {
             this.durations.accept(System.nanoTime() - start);
+            if (this.observer != null) {
+                this.observer.decided(observed, (decision != null) ? decision.allowed() : null, failure);
+            }
         }
     }
 
     @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
+        Object observed = (this.observer != null) ? this.observer.deciding(names(requests)) : null;
         long start = System.nanoTime();
+        Decisions decisions = null;
+        Throwable failure = null;
         try {
-            return this.delegate.tryAcquireAll(requests);
+            decisions = this.delegate.tryAcquireAll(requests);
+            return decisions;
+        }
+        catch (RuntimeException | Error ex) {
+            failure = ex;
+            throw ex;
         }
         finally {
             this.durations.accept(System.nanoTime() - start);
+            if (this.observer != null) {
+                this.observer.decided(observed, (decisions != null) ? decisions.allowed() : null, failure);
+            }
         }
+    }
+
+    private static String names(List<LimitRequest> requests) {
+        if (requests.size() == 1) {
+            return requests.get(0).limit().name();
+        }
+        StringBuilder names = new StringBuilder();
+        for (LimitRequest request : requests) {
+            names.append((names.length() > 0) ? "," : "").append(request.limit().name());
+        }
+        return names.toString();
     }
 
     @Override
@@ -91,9 +138,14 @@ public class TimedBackend implements RateLimitBackend {
 
     @Override
     public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        Object observed = (this.observer != null) ? this.observer.deciding(names(requests)) : null;
         long start = System.nanoTime();
-        return this.delegate.tryAcquireAllAsync(requests, blocking)
-                .whenComplete((decisions, failure) -> this.durations.accept(System.nanoTime() - start));
+        return this.delegate.tryAcquireAllAsync(requests, blocking).whenComplete((decisions, failure) -> {
+            this.durations.accept(System.nanoTime() - start);
+            if (this.observer != null) {
+                this.observer.decided(observed, (decisions != null) ? decisions.allowed() : null, failure);
+            }
+        });
     }
 
     @Override
