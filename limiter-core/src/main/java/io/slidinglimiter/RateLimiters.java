@@ -80,16 +80,18 @@ public class RateLimiters {
         Decision decision = this.backend.tryAcquire(limit.definition(), key, cost);
         if (!decision.allowed() && limit.isShadow()) {
             limit.statistics().recordShadowRejected();
-            return shadowed(decision);
         }
-        limit.statistics().record(decision.allowed());
+        else {
+            limit.statistics().record(decision.allowed());
+        }
         return decision;
     }
 
     /**
      * Whether a limit is in shadow mode ({@code limiter.limits.<name>.shadow}): decided exactly as
-     * when enforcing (a call it would reject consumes nothing from it), but never rejecting; its
-     * would-be rejections are counted apart, and no RateLimit header shows it.
+     * when enforcing (a call it would reject consumes nothing from it), but the annotation, URL rules
+     * and the gateway never reject for it, and no RateLimit header shows it. Its would-be rejections
+     * are counted apart ({@code shadow-rejected}); this class still returns its true decisions.
      * @param limitName a limit's name
      * @return true when it never rejects
      */
@@ -97,10 +99,7 @@ public class RateLimiters {
         return this.registry.isShadow(limitName);
     }
 
-    /** What a call that a shadow limit would have rejected is told: allowed, the rest as it is. */
-    private static Decision shadowed(Decision decision) {
-        return new Decision(true, decision.limit(), decision.remaining(), 0, decision.resetAfterMillis());
-    }
+
 
     /**
      * A limit, resolved once: its current definition (which run-time changes replace) and its
@@ -162,9 +161,10 @@ public class RateLimiters {
     /**
      * A call with limits in shadow mode: the enforcing limits decided all or nothing by
      * {@code enforce}; then, only if they admit the call (as all or nothing would), each shadow
-     * limit on its own: what it would reject consumes nothing and is counted as such, and the call
-     * goes through. The decisions keep the order of the requests; the time and parts are the
-     * enforcing limits', which a settle or refund concerns alone.
+     * limit on its own: what it would reject consumes nothing and is counted as such. The call is
+     * allowed when the enforcing limits allow it; each shadow limit's own decision is its true one.
+     * The decisions keep the order of the requests; the time and parts are the enforcing limits',
+     * which a settle or refund concerns alone.
      */
     private Decisions withShadows(List<LimitRequest> requests, Function<List<LimitRequest>, Decisions> enforce) {
         List<Integer> enforcing = indices(requests, false);

@@ -186,11 +186,12 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         }
         long cost = cost(limit, definition, context);
         Decision decision = rateLimiters.tryAcquire(limit.limit(), key, cost);
-        if (web == null && decision.allowed()) {
+        // A limit in shadow mode never rejects the call; its decision is counted, and shown nowhere.
+        boolean allowed = decision.allowed() || limit.limit().isShadow();
+        if (web == null && allowed) {
             return;
         }
-        settle(List.of(new LimitRequest(definition, key, cost)), new Decisions(decision.allowed(), List.of(decision)),
-                web);
+        settle(List.of(new LimitRequest(definition, key, cost)), new Decisions(allowed, List.of(decision)), web);
     }
 
     /**
