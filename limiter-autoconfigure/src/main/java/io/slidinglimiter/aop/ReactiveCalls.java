@@ -8,6 +8,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.expression.EvaluationContext;
@@ -113,28 +114,8 @@ final class ReactiveCalls {
 
         static Object deferred(ProxyMethodInvocation invocation, Requests requests, Settlement settlement,
                 RateLimiters rateLimiters) {
-            Mono<Object> decided = Mono.deferContextual((context) -> {
-                ReactiveRateLimitContext web = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
-                List<LimitRequest> asked;
-                try {
-                    asked = requests.of(web, null);
-                }
-                catch (RuntimeException ex) {
-                    return rejected(web, ex);
-                }
-                if (asked.isEmpty()) {
-                    return Mono.empty();
-                }
-                return ReactiveDecisions.decide(rateLimiters, asked).flatMap((decisions) -> {
-                    try {
-                        settlement.settle(asked, decisions, web);
-                    }
-                    catch (RuntimeException ex) {
-                        return rejected(web, ex);
-                    }
-                    return Mono.empty();
-                });
-            });
+            Mono<Admission> decided = Mono.deferContextual(
+                    (context) -> admit(context, requests, null, settlement, rateLimiters));
             if (Flux.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
                 return decided.thenMany(Flux.defer(() -> Flux.from(proceed(invocation))));
             }
@@ -150,31 +131,51 @@ final class ReactiveCalls {
                 RateLimiters rateLimiters, Charging charging) {
             boolean flux = Flux.class.isAssignableFrom(invocation.getMethod().getReturnType());
             Flux<Object> calls = Flux.deferContextual((context) -> {
-                ReactiveRateLimitContext web = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
                 List<Expression> chargeOf = new ArrayList<>();
-                List<LimitRequest> asked;
+                return admit(context, requests, chargeOf, settlement, rateLimiters).flatMapMany((admission) -> {
+                    if (admission.taken() == null) {
+                        return Flux.from(proceed(invocation));
+                    }
+                    return settledWhenDone(Flux.from(proceed(invocation)), flux, (result, exception) -> ReactiveDecisions
+                            .settle(rateLimiters, charging.settlement(), admission.asked(), chargeOf, admission.taken(),
+                                    charging.ended().of(admission.web(), result, exception), admission.web()));
+                });
+            });
+            return flux ? calls : calls.singleOrEmpty();
+        }
+
+        /**
+         * Decides what one subscription asks, in the request it serves: fails with the rejection (a
+         * denial, a key or cost that cannot be taken) after marking the request rejected.
+         * @param chargeOf receives each request's charge, or null when the call is not charged
+         * @return the admission; with no decisions when no limit applied to the call
+         */
+        private static Mono<Admission> admit(ContextView context, Requests requests, List<Expression> chargeOf,
+                Settlement settlement, RateLimiters rateLimiters) {
+            ReactiveRateLimitContext web = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
+            List<LimitRequest> asked;
+            try {
+                asked = requests.of(web, chargeOf);
+            }
+            catch (RuntimeException ex) {
+                return rejected(web, ex);
+            }
+            if (asked.isEmpty()) {
+                return Mono.just(new Admission(web, asked, null));
+            }
+            return ReactiveDecisions.decide(rateLimiters, asked).flatMap((taken) -> {
                 try {
-                    asked = requests.of(web, chargeOf);
+                    settlement.settle(asked, taken, web);
                 }
                 catch (RuntimeException ex) {
                     return rejected(web, ex);
                 }
-                if (asked.isEmpty()) {
-                    return Flux.from(proceed(invocation));
-                }
-                return ReactiveDecisions.decide(rateLimiters, asked).flatMapMany((taken) -> {
-                    try {
-                        settlement.settle(asked, taken, web);
-                    }
-                    catch (RuntimeException ex) {
-                        return rejected(web, ex);
-                    }
-                    return settledWhenDone(Flux.from(proceed(invocation)), flux,
-                            (result, exception) -> ReactiveDecisions.settle(rateLimiters, charging.settlement(), asked,
-                                    chargeOf, taken, charging.ended().of(web, result, exception), web));
-                });
+                return Mono.just(new Admission(web, asked, taken));
             });
-            return flux ? calls : calls.singleOrEmpty();
+        }
+
+        /** What a subscription was admitted for: its request (or null), what it asked, the decisions. */
+        private record Admission(ReactiveRateLimitContext web, List<LimitRequest> asked, Decisions taken) {
         }
 
         /**

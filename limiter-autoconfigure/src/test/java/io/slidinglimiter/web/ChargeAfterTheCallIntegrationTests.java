@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -57,7 +56,7 @@ class ChargeAfterTheCallIntegrationTests {
     @Test
     void onTheLocalBackend() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
-            LocalHttp http = http(context);
+            LocalHttp http = LocalHttp.of(context);
             failedLoginsAloneCount(http, http);
             aTokenBudgetIsSpentAsItIsUsed(http, http);
             aReservationSettledLowerLeavesRoomForMore(http);
@@ -73,10 +72,10 @@ class ChargeAfterTheCallIntegrationTests {
                 "spring.data.redis.port=" + redis.port() };
         try (ConfigurableApplicationContext first = start(onRedis);
                 ConfigurableApplicationContext second = start(onRedis)) {
-            failedLoginsAloneCount(http(first), http(second));
-            aTokenBudgetIsSpentAsItIsUsed(http(first), http(second));
-            aReservationSettledLowerLeavesRoomForMore(http(second));
-            aUrlRuleCountsOnly404s(http(first));
+            failedLoginsAloneCount(LocalHttp.of(first), LocalHttp.of(second));
+            aTokenBudgetIsSpentAsItIsUsed(LocalHttp.of(first), LocalHttp.of(second));
+            aReservationSettledLowerLeavesRoomForMore(LocalHttp.of(second));
+            aUrlRuleCountsOnly404s(LocalHttp.of(first));
         }
     }
 
@@ -149,10 +148,6 @@ class ChargeAfterTheCallIntegrationTests {
         properties.addAll(List.of(more));
         return new SpringApplicationBuilder(ChargingApplication.class).properties(properties.toArray(String[]::new))
                 .run();
-    }
-
-    private static LocalHttp http(ConfigurableApplicationContext context) {
-        return new LocalHttp(((WebServerApplicationContext) context).getWebServer().getPort());
     }
 
     @SpringBootConfiguration(proxyBeanMethods = false)

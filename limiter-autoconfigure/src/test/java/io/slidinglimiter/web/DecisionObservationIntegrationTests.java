@@ -3,7 +3,6 @@ package io.slidinglimiter.web;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.micrometer.observation.ObservationRegistry;
@@ -21,7 +20,7 @@ class DecisionObservationIntegrationTests {
     void eachDecisionIsObservedWithItsKeys() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             assertThat(context.getBean(ObservationRegistry.class).isNoop()).isFalse();
-            LocalHttp http = http(context);
+            LocalHttp http = LocalHttp.of(context);
             http.get("/enforced");
             http.get("/enforced");
             assertThat(http.get("/actuator/metrics/limiter.decision?tag=limit:enforced&tag=outcome:allowed"
@@ -34,7 +33,7 @@ class DecisionObservationIntegrationTests {
     @Test
     void springBootsSwitchTurnsItOff() throws Exception {
         try (ConfigurableApplicationContext context = start("management.observations.enable.limiter=false")) {
-            LocalHttp http = http(context);
+            LocalHttp http = LocalHttp.of(context);
             http.get("/enforced");
             assertThat(http.get("/actuator/metrics/limiter.decision").statusCode()).isEqualTo(404);
         }
@@ -45,10 +44,6 @@ class DecisionObservationIntegrationTests {
                 .properties("server.port=0", "management.endpoints.web.exposure.include=metrics",
                         "limiter.limits.greet.limit=3", "limiter.limits.greet.window=1m")
                 .properties(more).run();
-    }
-
-    private static LocalHttp http(ConfigurableApplicationContext context) {
-        return new LocalHttp(((WebServerApplicationContext) context).getWebServer().getPort());
     }
 
 }

@@ -5,6 +5,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
 /**
  * Real HTTP requests to the test server on this machine.
  */
@@ -16,6 +19,15 @@ final class LocalHttp {
 
     LocalHttp(int port) {
         this.port = port;
+    }
+
+    /**
+     * Real HTTP to a running application started by the test.
+     * @param context the application, started on a port of its own
+     * @return the client
+     */
+    static LocalHttp of(ConfigurableApplicationContext context) {
+        return new LocalHttp(((WebServerApplicationContext) context).getWebServer().getPort());
     }
 
     HttpRequest.Builder request(String path) {

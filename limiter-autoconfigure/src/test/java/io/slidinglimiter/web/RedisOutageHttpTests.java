@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -51,7 +50,7 @@ class RedisOutageHttpTests {
                             "limiter.limits.news.limit=3", "limiter.limits.news.window=1m",
                             "limiter.http.rules[0].limit=news", "limiter.http.rules[0].path=/news")
                     .run()) {
-                LocalHttp http = new LocalHttp(((WebServerApplicationContext) context).getWebServer().getPort());
+                LocalHttp http = LocalHttp.of(context);
                 assertThat(http.get("/hello").statusCode()).isEqualTo(200);
                 this.server.stop();
                 List<Integer> statuses = new ArrayList<>();

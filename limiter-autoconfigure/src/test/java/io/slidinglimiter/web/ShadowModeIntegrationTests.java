@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -44,7 +43,7 @@ class ShadowModeIntegrationTests {
     @Test
     void onTheLocalBackend() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
-            shadowLimitsNeverRejectAndCountWhatTheyWouldHave(http(context));
+            shadowLimitsNeverRejectAndCountWhatTheyWouldHave(LocalHttp.of(context));
         }
     }
 
@@ -52,7 +51,7 @@ class ShadowModeIntegrationTests {
     void onRedis() throws Exception {
         try (ConfigurableApplicationContext context = start("limiter.backend=redis",
                 "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port())) {
-            shadowLimitsNeverRejectAndCountWhatTheyWouldHave(http(context));
+            shadowLimitsNeverRejectAndCountWhatTheyWouldHave(LocalHttp.of(context));
         }
     }
 
@@ -88,10 +87,6 @@ class ShadowModeIntegrationTests {
         properties.addAll(List.of(more));
         return new SpringApplicationBuilder(ShadowApplication.class).properties(properties.toArray(String[]::new))
                 .run();
-    }
-
-    private static LocalHttp http(ConfigurableApplicationContext context) {
-        return new LocalHttp(((WebServerApplicationContext) context).getWebServer().getPort());
     }
 
     @SpringBootConfiguration(proxyBeanMethods = false)

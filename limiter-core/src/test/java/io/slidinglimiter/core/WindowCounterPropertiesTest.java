@@ -63,33 +63,35 @@ class WindowCounterPropertiesTest {
 
     @Test
     void slidingWindowCounterDecidesLikeTheModel() {
-        forEachSeed((seed) -> {
-            SplittableRandom random = new SplittableRandom(seed);
-            int slots = random.nextInt(1, 13);
-            long slotMillis = random.nextLong(1, 51);
-            long limit = random.nextLong(1, 41);
-            long start = random.nextLong(0, 1_000_000_000_001L);
-            SlidingWindowCounter counter = new SlidingWindowCounter(slots * slotMillis, slots, start);
-            replay(random, counter, new SlotModel(slotMillis, slots), slotMillis, slots, limit, start,
-                    String.format("seed %d (N=%d, slot=%dms, limit=%d)", seed, slots, slotMillis, limit));
-        });
+        slidingWindowCounterSchedules(WindowCounterPropertiesTest::replay);
     }
 
     @Test
     void slidingLogDecidesLikeTheModel() {
-        forEachSeed((seed) -> {
-            SplittableRandom random = new SplittableRandom(seed);
-            long windowMillis = random.nextLong(1, 601);
-            long limit = random.nextLong(1, 41);
-            long start = random.nextLong(0, 1_000_000_000_001L);
-            SlidingLog log = new SlidingLog(windowMillis);
-            replay(random, log, new LogModel(windowMillis), windowMillis, 1, limit, start,
-                    String.format("seed %d (W=%dms, limit=%d)", seed, windowMillis, limit));
-        });
+        slidingLogSchedules(WindowCounterPropertiesTest::replay);
     }
 
     @Test
     void slidingWindowCounterSettledAfterEachCallDecidesLikeTheModel() {
+        slidingWindowCounterSchedules(WindowCounterPropertiesTest::replaySettled);
+    }
+
+    @Test
+    void slidingLogSettledAfterEachCallDecidesLikeTheModel() {
+        slidingLogSchedules(WindowCounterPropertiesTest::replaySettled);
+    }
+
+    /** Replays one seed's schedule on a counter and its model. */
+    @FunctionalInterface
+    interface Replay {
+
+        void replay(SplittableRandom random, WindowCounter counter, Model model, long slotMillis, int slots, long limit,
+                long start, String schedule);
+
+    }
+
+    /** Every seed's sliding window counter (1 to 12 slots of 1 to 50 ms, limits 1 to 40) and its model. */
+    private static void slidingWindowCounterSchedules(Replay replay) {
         forEachSeed((seed) -> {
             SplittableRandom random = new SplittableRandom(seed);
             int slots = random.nextInt(1, 13);
@@ -97,19 +99,19 @@ class WindowCounterPropertiesTest {
             long limit = random.nextLong(1, 41);
             long start = random.nextLong(0, 1_000_000_000_001L);
             SlidingWindowCounter counter = new SlidingWindowCounter(slots * slotMillis, slots, start);
-            replaySettled(random, counter, new SlotModel(slotMillis, slots), slotMillis, slots, limit, start,
+            replay.replay(random, counter, new SlotModel(slotMillis, slots), slotMillis, slots, limit, start,
                     String.format("seed %d (N=%d, slot=%dms, limit=%d)", seed, slots, slotMillis, limit));
         });
     }
 
-    @Test
-    void slidingLogSettledAfterEachCallDecidesLikeTheModel() {
+    /** Every seed's sliding log (windows of 1 to 600 ms, limits 1 to 40) and its model. */
+    private static void slidingLogSchedules(Replay replay) {
         forEachSeed((seed) -> {
             SplittableRandom random = new SplittableRandom(seed);
             long windowMillis = random.nextLong(1, 601);
             long limit = random.nextLong(1, 41);
             long start = random.nextLong(0, 1_000_000_000_001L);
-            replaySettled(random, new SlidingLog(windowMillis), new LogModel(windowMillis), windowMillis, 1, limit,
+            replay.replay(random, new SlidingLog(windowMillis), new LogModel(windowMillis), windowMillis, 1, limit,
                     start, String.format("seed %d (W=%dms, limit=%d)", seed, windowMillis, limit));
         });
     }

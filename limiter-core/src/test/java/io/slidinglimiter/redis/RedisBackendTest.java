@@ -64,28 +64,7 @@ class RedisBackendTest {
     /** Seeded schedules at fixed times: every decision equals the local backend's. */
     @Test
     void decidesLikeTheLocalBackendForBothAlgorithms() {
-        for (long seed = 0; seed < 40; seed++) {
-            SplittableRandom random = new SplittableRandom(seed);
-            long start = 1_700_000_000_000L + random.nextLong(0, 1_000_000);
-            ManualTimeSource time = new ManualTimeSource(start);
-            LocalBackend local = new LocalBackend(time, 1_000);
-            int slots = random.nextInt(1, 11);
-            long slotMillis = random.nextLong(1, 40);
-            LimitDefinition counter = LimitDefinition.of("counter-" + seed, random.nextLong(1, 20), Duration.ofMillis(slots * slotMillis), slots);
-            LimitDefinition log = new LimitDefinition("log-" + seed, random.nextLong(1, 20),
-                    Duration.ofMillis(random.nextLong(1, 300)), 1, Algorithm.SLIDING_LOG);
-            for (int step = 0; step < 150; step++) {
-                time.advanceMillis(random.nextInt(10) < 7 ? random.nextLong(0, 20) : random.nextLong(0, 400));
-                LimitDefinition limit = random.nextBoolean() ? counter : log;
-                String key = "k" + random.nextInt(3);
-                long cost = random.nextLong(1, limit.limit() + 1);
-                List<LimitRequest> requests = List.of(new LimitRequest(limit, key, cost));
-                Decisions expected = local.tryAcquireAll(requests);
-                Decisions actual = backend.tryAcquireAllAt(time.currentTimeMillis(), requests);
-                assertThat(actual.decisions()).as("seed %d step %d: %s %s cost %d", seed, step, limit.name(), key, cost)
-                        .isEqualTo(expected.decisions());
-            }
-        }
+        replayAgainstTheLocalBackend("", 150, false);
     }
 
     /**
@@ -95,6 +74,10 @@ class RedisBackendTest {
      */
     @Test
     void settlesLikeTheLocalBackendForBothAlgorithms() {
+        replayAgainstTheLocalBackend("settled-", 120, true);
+    }
+
+    private static void replayAgainstTheLocalBackend(String prefix, int steps, boolean settle) {
         for (long seed = 0; seed < 40; seed++) {
             SplittableRandom random = new SplittableRandom(seed);
             long start = 1_700_000_000_000L + random.nextLong(0, 1_000_000);
@@ -102,11 +85,11 @@ class RedisBackendTest {
             LocalBackend local = new LocalBackend(time, 1_000);
             int slots = random.nextInt(1, 11);
             long slotMillis = random.nextLong(1, 40);
-            LimitDefinition counter = LimitDefinition.of("settled-counter-" + seed, random.nextLong(1, 20),
+            LimitDefinition counter = LimitDefinition.of(prefix + "counter-" + seed, random.nextLong(1, 20),
                     Duration.ofMillis(slots * slotMillis), slots);
-            LimitDefinition log = new LimitDefinition("settled-log-" + seed, random.nextLong(1, 20),
+            LimitDefinition log = new LimitDefinition(prefix + "log-" + seed, random.nextLong(1, 20),
                     Duration.ofMillis(random.nextLong(1, 300)), 1, Algorithm.SLIDING_LOG);
-            for (int step = 0; step < 120; step++) {
+            for (int step = 0; step < steps; step++) {
                 time.advanceMillis(random.nextInt(10) < 7 ? random.nextLong(0, 20) : random.nextLong(0, 400));
                 LimitDefinition limit = random.nextBoolean() ? counter : log;
                 String key = "k" + random.nextInt(3);
@@ -116,7 +99,7 @@ class RedisBackendTest {
                 Decisions expected = local.tryAcquireAll(requests);
                 Decisions actual = backend.tryAcquireAllAt(time.currentTimeMillis(), requests);
                 assertThat(actual.decisions()).as(described).isEqualTo(expected.decisions());
-                if (!expected.allowed()) {
+                if (!settle || !expected.allowed()) {
                     continue;
                 }
                 time.advanceMillis(random.nextBoolean() ? 0 : random.nextLong(0, 50));
