@@ -25,6 +25,7 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.HttpRateLimitContext;
+import io.slidinglimiter.web.ReactiveRateLimitContext;
 import io.slidinglimiter.web.WebCall;
 
 /**
@@ -35,10 +36,14 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     private static final Log logger = LogFactory.getLog(RateLimitedInterceptor.class);
 
-    private static final boolean WEB_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
-            RateLimitedInterceptor.class.getClassLoader())
+    private static final boolean SERVLET_WEB_PRESENT = ClassUtils.isPresent(
+            "jakarta.servlet.http.HttpServletRequest", RateLimitedInterceptor.class.getClassLoader())
             && ClassUtils.isPresent("org.springframework.web.context.request.RequestContextHolder",
                     RateLimitedInterceptor.class.getClassLoader());
+
+    private static final boolean REACTIVE_WEB_PRESENT = ClassUtils.isPresent(
+            "org.springframework.web.server.ServerWebExchange", RateLimitedInterceptor.class.getClassLoader())
+            && ClassUtils.isPresent("reactor.core.publisher.Mono", RateLimitedInterceptor.class.getClassLoader());
 
     private final Supplier<RateLimitedOperationSource> operations;
 
@@ -82,12 +87,32 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
                     operation.charged() ? new ReactiveCalls.Charging(this.charges.get(),
                             (web, result, exception) -> ended(operation, method, args, web, result, exception)) : null);
         }
-        WebCall web = WEB_PRESENT ? HttpRateLimitContext.current() : null;
+        WebCall web = currentWebCall();
         if (operation.charged()) {
             return invokeCharged(invocation, operation, web);
         }
-        enforce(operation, invocation.getMethod(), invocation.getArguments(), web);
+        try {
+            enforce(operation, invocation.getMethod(), invocation.getArguments(), web);
+        }
+        catch (RuntimeException ex) {
+            if (web != null) {
+                web.reject(ex);
+            }
+            throw ex;
+        }
         return invocation.proceed();
+    }
+
+    /**
+     * The request the current thread serves: a servlet request, or a WebFlux request where Reactor
+     * propagates its context to thread locals; null otherwise.
+     */
+    private static WebCall currentWebCall() {
+        WebCall web = SERVLET_WEB_PRESENT ? HttpRateLimitContext.current() : null;
+        if (web == null && REACTIVE_WEB_PRESENT) {
+            web = ReactiveRateLimitContext.current();
+        }
+        return web;
     }
 
     /**
@@ -99,12 +124,24 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         Method method = invocation.getMethod();
         Object[] args = invocation.getArguments();
         List<Expression> charges = new ArrayList<>(operation.limits().size());
-        List<LimitRequest> requests = requestsOf(operation, method, args, web, charges);
-        if (requests.isEmpty()) {
+        List<LimitRequest> requests;
+        Decisions taken = null;
+        try {
+            requests = requestsOf(operation, method, args, web, charges);
+            if (!requests.isEmpty()) {
+                taken = this.rateLimiters.get().tryAcquireAllToSettle(requests);
+                settle(requests, taken, web);
+            }
+        }
+        catch (RuntimeException ex) {
+            if (web != null) {
+                web.reject(ex);
+            }
+            throw ex;
+        }
+        if (taken == null) {
             return invocation.proceed();
         }
-        Decisions taken = this.rateLimiters.get().tryAcquireAllToSettle(requests);
-        settle(requests, taken, web);
         Object result;
         try {
             result = invocation.proceed();

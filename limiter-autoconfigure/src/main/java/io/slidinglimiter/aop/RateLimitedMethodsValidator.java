@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
@@ -31,8 +32,9 @@ import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
  * returns a deferred result other than a {@code Mono} or {@code Flux} (a {@code CompletionStage},
  * {@code Future}, another {@code Publisher}, a Kotlin {@code Flow} or {@code suspend} function),
  * whose limit would be decided when the result is built rather than when it runs, and, in a
- * reactive (WebFlux) web application, a method returning a plain value, which cannot see the
- * request it serves.
+ * reactive (WebFlux) web application, a method returning a plain value, unless Reactor propagates
+ * its context to thread locals (so that the method sees the request it serves) and decisions never
+ * wait for I/O (which would block an event loop).
  */
 public final class RateLimitedMethodsValidator implements SmartInitializingSingleton {
 
@@ -52,17 +54,28 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
 
     private final boolean reactiveWeb;
 
+    private final boolean contextPropagation;
+
+    private final BooleanSupplier decisionsMayBlock;
+
     /**
      * Creates the validator.
      * @param beanFactory the factory whose beans are checked
      * @param operations resolves and caches each method's limits
      * @param reactiveWeb whether the application is a reactive (WebFlux) web application
+     * @param contextPropagation whether Reactor propagates its context to thread locals
+     * ({@code spring.reactor.context-propagation=auto} with {@code io.micrometer:context-propagation})
+     * @param decisionsMayBlock whether the backend's decisions may wait for I/O (asked only for a
+     * reactive web application with methods returning a plain value)
      */
     public RateLimitedMethodsValidator(ConfigurableListableBeanFactory beanFactory,
-            RateLimitedOperationSource operations, boolean reactiveWeb) {
+            RateLimitedOperationSource operations, boolean reactiveWeb, boolean contextPropagation,
+            BooleanSupplier decisionsMayBlock) {
         this.beanFactory = beanFactory;
         this.operations = operations;
         this.reactiveWeb = reactiveWeb;
+        this.contextPropagation = contextPropagation;
+        this.decisionsMayBlock = decisionsMayBlock;
     }
 
     @Override
@@ -104,18 +117,27 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
             return null;
         }
         String subject = "@RateLimited on " + RateLimitedOperationSource.describe(method, userClass);
-        if (this.reactiveWeb) {
-            return new Problem(subject, "this is a reactive (WebFlux) web application and the method returns a"
-                    + " plain value: it cannot see the request it serves (#request, #principal, #clientAddress),"
-                    + " and a denial could not be told apart from the application's own errors",
-                    "Return a Mono or a Flux: the limit is then decided when the result is subscribed to.");
-        }
         String deferred = deferredResult(method);
         if (deferred != null) {
             return new Problem(subject, "the method returns " + deferred + ", so the limit would be decided when"
                     + " the result is built, not when its work runs, and a denial would not reach whoever"
                     + " waits for it", "Return a plain value, a Mono or a Flux (decided when subscribed to),"
                             + " or call RateLimiters.tryAcquire where the work runs.");
+        }
+        if (this.reactiveWeb && !this.contextPropagation) {
+            return new Problem(subject, "this is a reactive (WebFlux) web application and the method returns a"
+                    + " plain value: it cannot see the request it serves (#request, #principal, #clientAddress),"
+                    + " and a denial could not be told apart from the application's own errors, unless Reactor"
+                    + " propagates its context to thread locals",
+                    "Return a Mono or a Flux: the limit is then decided when the result is subscribed to. Or add"
+                            + " io.micrometer:context-propagation and set spring.reactor.context-propagation=auto.");
+        }
+        if (this.reactiveWeb && this.decisionsMayBlock.getAsBoolean()) {
+            return new Problem(subject, "this is a reactive (WebFlux) web application and the method returns a"
+                    + " plain value, so its limit is decided on the calling thread, an event loop for a"
+                    + " controller, and the backend's decisions wait for Redis: the event loop would block",
+                    "Return a Mono or a Flux: the limit is then decided when the result is subscribed to,"
+                            + " without blocking. Or set limiter.backend=local.");
         }
         return null;
     }

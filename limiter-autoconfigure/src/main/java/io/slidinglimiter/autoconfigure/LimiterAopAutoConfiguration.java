@@ -21,6 +21,7 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.ClassUtils;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.aop.RateLimitedAdvisor;
@@ -29,6 +30,7 @@ import io.slidinglimiter.aop.RateLimitedMethodsValidator;
 import io.slidinglimiter.aop.RateLimitedOperationSource;
 import io.slidinglimiter.autoconfigure.LimiterProperties.EmptyKey;
 import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.ChargeSettlement;
 
@@ -80,9 +82,15 @@ public class LimiterAopAutoConfiguration {
 
     @Bean
     RateLimitedMethodsValidator rateLimitedMethodsValidator(ConfigurableListableBeanFactory beanFactory,
-            RateLimitedOperationSource rateLimitedOperationSource, ApplicationContext applicationContext) {
+            RateLimitedOperationSource rateLimitedOperationSource, ApplicationContext applicationContext,
+            ObjectProvider<RateLimitBackend> rateLimitBackend) {
+        boolean contextPropagation = ClassUtils.isPresent("io.micrometer.context.ContextRegistry",
+                applicationContext.getClassLoader())
+                && "auto".equalsIgnoreCase(applicationContext.getEnvironment()
+                        .getProperty("spring.reactor.context-propagation", "").trim());
         return new RateLimitedMethodsValidator(beanFactory, rateLimitedOperationSource,
-                WebStack.of(applicationContext) == WebStack.REACTIVE);
+                WebStack.of(applicationContext) == WebStack.REACTIVE, contextPropagation,
+                () -> rateLimitBackend.getObject().mayBlock());
     }
 
     /**

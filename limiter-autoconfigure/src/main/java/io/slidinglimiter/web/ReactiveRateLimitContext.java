@@ -24,6 +24,13 @@ import io.slidinglimiter.core.LimitRequest;
  */
 public final class ReactiveRateLimitContext implements WebCall {
 
+    /**
+     * The request the current thread serves, where Reactor restores it from the Reactor context
+     * ({@code spring.reactor.context-propagation=auto} with {@code io.micrometer:context-propagation}:
+     * see {@link ReactiveRateLimitContextAccessor}).
+     */
+    static final ThreadLocal<ReactiveRateLimitContext> CURRENT = new ThreadLocal<>();
+
     private final ServerWebExchange exchange;
 
     private final Object principal;
@@ -72,12 +79,22 @@ public final class ReactiveRateLimitContext implements WebCall {
     }
 
     /**
+     * The context of the request the current thread serves, for a method returning a plain value:
+     * there only when Reactor propagates its context to thread locals automatically.
+     * @return the request's context, or null
+     */
+    public static ReactiveRateLimitContext current() {
+        return CURRENT.get();
+    }
+
+    /**
      * Marks the request rejected when {@code failure} is the limiter's (a denial, a missing key, a
      * cost that cannot be taken): whatever the application's exception handlers write instead is
      * dropped, and the filter answers with the rejection. Any other exception (a key expression
      * that fails, say) stays the application's to handle.
      * @param failure what deciding the call threw
      */
+    @Override
     public void reject(RuntimeException failure) {
         if (failure instanceof RateLimitExceededException || failure instanceof InvalidCostException) {
             this.rejection = failure;

@@ -29,6 +29,15 @@ public interface WebCall {
     void record(List<LimitRequest> requests, Decisions decisions);
 
     /**
+     * Marks the request rejected by the limiter, where the stack needs telling (WebFlux: so that
+     * the filter answers, whatever the application's exception handlers write); nothing for other
+     * exceptions, nor in a servlet request, whose filter sees the exception itself.
+     * @param failure what deciding the call threw
+     */
+    default void reject(RuntimeException failure) {
+    }
+
+    /**
      * The value of a web variable of an expression.
      * @param call the request, or null outside one
      * @param name the variable's name

@@ -18,6 +18,8 @@ import org.springframework.context.annotation.Configuration;
 
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.web.ReactiveRateLimitFilter;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,6 +44,22 @@ class UnsupportedStackTests {
                 .withUserConfiguration(PlainService.class), (description) -> assertThat(description)
                         .contains("@RateLimited on " + UnsupportedStackTests.class.getName() + "$Service.hello()")
                         .contains("this is a reactive (WebFlux) web application and the method returns a plain value"));
+    }
+
+    @Test
+    void aMethodReturningAPlainValueInAReactiveWebApplicationStartsWithContextPropagation() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(LIMITER).withUserConfiguration(PlainService.class)
+                .withPropertyValues("spring.reactor.context-propagation=auto")
+                .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aMethodReturningAPlainValueInAReactiveWebApplicationFailsTheStartWhenDecisionsMayBlock() {
+        FailureAnalysisAccess.assertStartFails(new ReactiveWebApplicationContextRunner().withConfiguration(LIMITER)
+                .withUserConfiguration(PlainService.class, BlockingBackend.class)
+                .withPropertyValues("spring.reactor.context-propagation=auto"), (description) -> assertThat(description)
+                        .contains("@RateLimited on " + UnsupportedStackTests.class.getName() + "$Service.hello()")
+                        .contains("the event loop would block"));
     }
 
     @Test
@@ -108,6 +126,24 @@ class UnsupportedStackTests {
         @RateLimited(limit = 5, window = "1m")
         public String hello() {
             return "hello";
+        }
+
+    }
+
+    /** A backend that waits for I/O, as the Redis backend does: here, in-process counters that say so. */
+    @Configuration(proxyBeanMethods = false)
+    static class BlockingBackend {
+
+        @Bean
+        RateLimitBackend rateLimitBackend() {
+            return new LocalBackend() {
+
+                @Override
+                public boolean mayBlock() {
+                    return true;
+                }
+
+            };
         }
 
     }
