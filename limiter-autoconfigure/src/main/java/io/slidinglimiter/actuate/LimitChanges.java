@@ -88,6 +88,18 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
     }
 
     /**
+     * The configuration gave a limit new permits per window (a live change of
+     * {@code limiter.limits}): they apply at once, keeping the counts, and a run-time change made
+     * under the old configuration ends, here and, as each instance reads the stored changes, there.
+     * @param name the limit's name
+     * @param limit its newly configured permits per window
+     */
+    public void reconfigure(String name, long limit) {
+        this.configured.put(name, limit);
+        this.registry.updateLimit(name, limit);
+    }
+
+    /**
      * The limit a name was configured with, whatever run-time change applies now.
      * @param name the limit's name, registered
      * @return its configured permits per window

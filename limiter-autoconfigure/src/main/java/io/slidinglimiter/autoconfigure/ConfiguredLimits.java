@@ -48,8 +48,12 @@ final class ConfiguredLimits {
         checkRedis(properties.getRedis(), problems);
         LimitRegistry registry = new LimitRegistry();
         for (Map.Entry<String, LimiterProperties.Limit> entry : properties.getLimits().entrySet()) {
-            definition(entry.getKey(), entry.getValue(), defaultSubWindows, redisPresent, properties.getBackend(),
-                    problems, registry);
+            LimitDefinition definition = definition(entry.getKey(), entry.getValue(), defaultSubWindows,
+                    redisPresent, properties.getBackend(), problems);
+            if (definition != null) {
+                registry.register(definition);
+                registry.setShadow(entry.getKey(), entry.getValue().isShadow());
+            }
         }
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
@@ -67,8 +71,12 @@ final class ConfiguredLimits {
                 : properties.getBackend();
     }
 
-    private static void definition(String name, LimiterProperties.Limit limit, int defaultSubWindows,
-            boolean redisPresent, Backend defaultBackend, List<Problem> problems, LimitRegistry registry) {
+    /**
+     * The definition of one configured limit, checked: null, with the problems added, when it
+     * cannot be built.
+     */
+    static LimitDefinition definition(String name, LimiterProperties.Limit limit, int defaultSubWindows,
+            boolean redisPresent, Backend defaultBackend, List<Problem> problems) {
         String prefix = LimitPropertyNames.of(name);
         if (limit.getBackend() == Backend.REDIS && !redisPresent) {
             problems.add(redisUnavailable(prefix + ".backend"));
@@ -82,7 +90,7 @@ final class ConfiguredLimits {
                     "Set " + prefix + ".window to the window length, for example 1s, 1m or PT1H."));
         }
         if (limit.getLimit() == null || limit.getWindow() == null) {
-            return;
+            return null;
         }
         Backend backend = (limit.getBackend() != null) ? limit.getBackend() : defaultBackend;
         if (backend == Backend.REDIS && limit.getLimit() > RedisBackend.MAX_LIMIT) {
@@ -93,9 +101,7 @@ final class ConfiguredLimits {
         }
         int subWindows = (limit.getSubWindows() != null) ? limit.getSubWindows() : defaultSubWindows;
         try {
-            registry.register(new LimitDefinition(name, limit.getLimit(), limit.getWindow(), subWindows,
-                    limit.getAlgorithm()));
-            registry.setShadow(name, limit.isShadow());
+            return new LimitDefinition(name, limit.getLimit(), limit.getWindow(), subWindows, limit.getAlgorithm());
         }
         catch (InvalidLimitException ex) {
             problems.add(switch (ex.getField()) {
@@ -108,6 +114,7 @@ final class ConfiguredLimits {
                         + " sub-windows of whole milliseconds, or change " + prefix + ".sub-windows.");
                 case NAME -> new Problem(prefix, ex.getMessage(), "Give the limit a non-blank name.");
             });
+            return null;
         }
     }
 

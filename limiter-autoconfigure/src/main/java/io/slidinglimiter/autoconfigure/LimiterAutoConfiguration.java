@@ -1,14 +1,17 @@
 package io.slidinglimiter.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 import io.slidinglimiter.RateLimiters;
@@ -58,6 +61,20 @@ public class LimiterAutoConfiguration {
     @ConditionalOnMissingBean
     LimitChanges limitChanges(LimitRegistry limitRegistry) {
         return new LimitChanges(limitRegistry);
+    }
+
+    /** Live changes of limiter.limits, where Spring Cloud publishes EnvironmentChangeEvent. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+    static class LiveChangesConfiguration {
+
+        @Bean
+        LiveLimitChanges liveLimitChanges(Environment environment, LimitRegistry limitRegistry,
+                LimitChanges limitChanges, ResourceLoader resourceLoader) {
+            return new LiveLimitChanges(environment, limitRegistry, limitChanges,
+                    RedisSupport.isPresent(resourceLoader.getClassLoader()));
+        }
+
     }
 
     @Bean

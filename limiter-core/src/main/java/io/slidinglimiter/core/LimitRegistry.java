@@ -107,6 +107,22 @@ public final class LimitRegistry {
     }
 
     /**
+     * Replaces a limit's definition with one that counts another way (another window, number of
+     * sub-windows or algorithm): its keys start afresh, as each backend finds counters of another
+     * shape. A change of the permits alone is {@link #updateLimit}, which keeps the counts.
+     * @param definition the new definition, under a registered name
+     * @return the definition it replaced
+     */
+    public LimitDefinition redefine(LimitDefinition definition) {
+        Handle handle = handle(definition.name());
+        synchronized (handle) {
+            LimitDefinition replaced = handle.definition;
+            handle.definition = definition;
+            return replaced;
+        }
+    }
+
+    /**
      * Puts a limit in shadow mode, or takes it out: decided exactly as when enforcing, but never
      * rejecting a call (see {@code RateLimiters}).
      * @param name the limit's name
