@@ -11,6 +11,7 @@ import org.springframework.aot.hint.annotation.ReflectiveRuntimeHintsRegistrar;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 
@@ -59,8 +60,7 @@ class LimiterRuntimeHintsTests {
 
     @Test
     void theAutoConfigurationImportsTheHints() {
-        assertThat(LimiterAutoConfiguration.class.getAnnotation(
-                org.springframework.context.annotation.ImportRuntimeHints.class).value())
+        assertThat(LimiterAutoConfiguration.class.getAnnotation(ImportRuntimeHints.class).value())
                 .containsExactly(LimiterRuntimeHints.class);
     }
 

@@ -1,5 +1,6 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.util.HashSet;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -89,7 +90,7 @@ class LiveLimitChangesTests {
     /** What /actuator/refresh does: new values in the Environment, then the event naming the keys. */
     private static void change(ConfigurableApplicationContext context, String... properties) {
         TestPropertyValues.of(properties).applyTo(context.getEnvironment());
-        Set<String> keys = new java.util.HashSet<>();
+        Set<String> keys = new HashSet<>();
         for (String property : properties) {
             keys.add(property.substring(0, property.indexOf('=')));
         }

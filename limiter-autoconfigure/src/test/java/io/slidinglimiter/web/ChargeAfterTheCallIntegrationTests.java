@@ -18,6 +18,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -190,7 +191,7 @@ class ChargeAfterTheCallIntegrationTests {
             }
 
             @GetMapping("/lookup/{name}")
-            ResponseEntity<String> lookup(@org.springframework.web.bind.annotation.PathVariable String name) {
+            ResponseEntity<String> lookup(@PathVariable String name) {
                 return name.equals("known") ? ResponseEntity.ok("found") : ResponseEntity.notFound().build();
             }
 

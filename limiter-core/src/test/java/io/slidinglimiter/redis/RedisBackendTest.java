@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;

@@ -1,6 +1,7 @@
 package io.slidinglimiter.test;
 
 import java.lang.reflect.Method;
+import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
 
@@ -8,7 +9,9 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationEvent;
 import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.test.annotation.DirtiesContext.HierarchyMode;
 import org.springframework.test.context.TestContext;
 import org.springframework.test.context.TestExecutionListener;
 import org.springframework.test.context.support.DependencyInjectionTestExecutionListener;
@@ -74,7 +77,7 @@ class ResetRateLimitsTestExecutionListenerTests {
             }
 
             @Override
-            public void publishEvent(java.util.function.Function<TestContext, ? extends org.springframework.context.ApplicationEvent> eventFactory) {
+            public void publishEvent(Function<TestContext, ? extends ApplicationEvent> eventFactory) {
             }
 
             @Override
@@ -98,7 +101,7 @@ class ResetRateLimitsTestExecutionListenerTests {
             }
 
             @Override
-            public void markApplicationContextDirty(org.springframework.test.annotation.DirtiesContext.HierarchyMode hierarchyMode) {
+            public void markApplicationContextDirty(HierarchyMode hierarchyMode) {
             }
 
             @Override

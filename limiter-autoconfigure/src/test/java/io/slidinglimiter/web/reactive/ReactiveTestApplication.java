@@ -18,6 +18,7 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
@@ -103,7 +104,7 @@ public class ReactiveTestApplication {
 
         @GetMapping("/reports")
         @RateLimited(name = "report-pages", limit = 5, window = "1m", key = "#clientAddress", cost = "#pages")
-        public Mono<String> report(@org.springframework.web.bind.annotation.RequestParam int pages) {
+        public Mono<String> report(@RequestParam int pages) {
             return Mono.just(pages + " pages");
         }
 
@@ -117,7 +118,7 @@ public class ReactiveTestApplication {
         @RateLimited(name = "reactive-tokens", limit = 1000, window = "1m", key = "#customer", cost = "200",
                 charge = "#result")
         public Mono<Long> tokens(@PathVariable String customer,
-                @org.springframework.web.bind.annotation.RequestParam long used) {
+                @RequestParam long used) {
             return Mono.just(used);
         }
 
