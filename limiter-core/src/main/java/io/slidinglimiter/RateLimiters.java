@@ -140,6 +140,9 @@ public class RateLimiters {
     }
 
     private boolean anyShadow(List<LimitRequest> requests) {
+        if (!this.registry.hasShadowLimits()) {
+            return false;
+        }
         for (LimitRequest request : requests) {
             if (this.registry.isShadow(request.limit().name())) {
                 return true;

@@ -8,7 +8,6 @@ import java.util.Optional;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
@@ -55,12 +54,12 @@ final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEve
         if (event.getKeys().stream().noneMatch((key) -> key.startsWith(PREFIX))) {
             return;
         }
-        Binder binder = Binder.get(this.environment);
-        Map<String, LimiterProperties.Limit> limits = binder
-                .bind(PREFIX, Bindable.mapOf(String.class, LimiterProperties.Limit.class)).orElse(Map.of());
-        int defaultSubWindows = binder.bind("limiter.default-sub-windows", Integer.class).orElse(10);
-        LimiterProperties.Backend defaultBackend = binder.bind("limiter.backend", LimiterProperties.Backend.class)
-                .orElse(LimiterProperties.Backend.LOCAL);
+        // The whole of limiter.*, so that what a limit leaves unset takes the same defaults as at start.
+        LimiterProperties properties = Binder.get(this.environment).bind("limiter", LimiterProperties.class)
+                .orElseGet(LimiterProperties::new);
+        Map<String, LimiterProperties.Limit> limits = properties.getLimits();
+        int defaultSubWindows = properties.getDefaultSubWindows();
+        LimiterProperties.Backend defaultBackend = properties.getBackend();
         limits.forEach((name, limit) -> apply(name, limit, defaultSubWindows, defaultBackend));
         if (event.getKeys().stream().anyMatch((key) -> key.endsWith(".backend") || key.endsWith(".on-failure")
                 || key.endsWith(".charge"))) {

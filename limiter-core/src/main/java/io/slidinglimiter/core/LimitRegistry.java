@@ -19,6 +19,8 @@ public final class LimitRegistry {
 
     private final List<Consumer<LimitDefinition>> registrationListeners = new CopyOnWriteArrayList<>();
 
+    private volatile boolean anyShadow;
+
     /**
      * Adds a definition, or checks that one of the same name counts the same way.
      * @param definition the definition
@@ -129,7 +131,20 @@ public final class LimitRegistry {
      * @param shadow whether the limit is in shadow mode
      */
     public void setShadow(String name, boolean shadow) {
-        handle(name).shadow = shadow;
+        Handle handle = handle(name);
+        synchronized (this) {
+            handle.shadow = shadow;
+            this.anyShadow = this.handles.values().stream().anyMatch((each) -> each.shadow);
+        }
+    }
+
+    /**
+     * Whether any limit is in shadow mode: one volatile read, so that decisions check their limits
+     * one by one only while one is.
+     * @return true when at least one limit is in shadow mode
+     */
+    public boolean hasShadowLimits() {
+        return this.anyShadow;
     }
 
     /**

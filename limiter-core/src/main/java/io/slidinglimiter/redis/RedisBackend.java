@@ -120,10 +120,8 @@ public final class RedisBackend implements RateLimitBackend {
         List<List<Integer>> groups = groups(requests);
         for (int g = 0; g < groups.size(); g++) {
             List<LimitRequest> selected = SplitDecision.select(requests, groups.get(g));
-            long decidedAtMillis = (groups.size() > 1 && taken.parts().size() == groups.size())
-                    ? taken.parts().get(g).decidedAtMillis() : taken.decidedAtMillis();
-            run(REFUND, REDIS_TIME, bytes(Long.toString(decidedAtMillis)), keysOf(selected), limitsOf(selected),
-                    costsOf(selected));
+            run(REFUND, REDIS_TIME, bytes(Long.toString(decidedAtMillis(taken, groups.size(), g))),
+                    keysOf(selected), limitsOf(selected), costsOf(selected));
         }
     }
 
@@ -167,10 +165,8 @@ public final class RedisBackend implements RateLimitBackend {
             for (int i = 0; i < differences.length; i++) {
                 differences[i] = charges[changed.get(i)] - selected.get(i).cost();
             }
-            long decidedAtMillis = (groups.size() > 1 && taken.parts().size() == groups.size())
-                    ? taken.parts().get(g).decidedAtMillis() : taken.decidedAtMillis();
-            run(SETTLE, time, bytes(Long.toString(decidedAtMillis)), keysOf(selected), limitsOf(selected),
-                    differences);
+            run(SETTLE, time, bytes(Long.toString(decidedAtMillis(taken, groups.size(), g))), keysOf(selected),
+                    limitsOf(selected), differences);
         }
     }
 
@@ -183,6 +179,12 @@ public final class RedisBackend implements RateLimitBackend {
     @Override
     public void resetAll() {
         this.runner.deleteMatching(this.keys.counterPattern());
+    }
+
+    /** When Redis decided group {@code g} of a call: by its own script when decided slot by slot. */
+    private static long decidedAtMillis(Decisions taken, int groups, int g) {
+        return (groups > 1 && taken.parts().size() == groups) ? taken.parts().get(g).decidedAtMillis()
+                : taken.decidedAtMillis();
     }
 
     @Override

@@ -338,13 +338,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     @Override
     public Decision peek(LimitDefinition limit, String key) {
-        try {
-            return this.redis.peek(limit, key);
-        }
-        catch (RuntimeException ex) {
-            failed(ex, breakerOf(limit, key));
-            return this.local.peek(limit, key);
-        }
+        return usage(limit, key).decision();
     }
 
     @Override
