@@ -77,7 +77,43 @@ public class RateLimiters {
      * @return the decision
      */
     public Decision tryAcquire(LimitRegistry.Handle limit, String key, long cost) {
-        Decision decision = this.backend.tryAcquire(limit.definition(), key, cost);
+        return decide(limit, limit.definition(), key, cost);
+    }
+
+    /**
+     * Takes {@code cost} permits of {@code limitName} for {@code key}, compared with the quota of the
+     * caller's plan ({@code limiter.limits.<name>.plans.<plan>.limit}): the same counter whatever
+     * the plan, so a caller who changes plan mid-window keeps its count.
+     * <pre>{@code
+     * Decision decision = rateLimiters.tryAcquire("api", customer.id(), 1, customer.plan());
+     * }</pre>
+     * @param limitName a configured or annotated limit's name
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the plan's limit
+     * @param plan the caller's plan; null, or a plan the limit does not have (logged once), for the
+     * limit's own quota
+     * @return the decision
+     * @throws IllegalArgumentException for an unknown limit, a blank key or a cost outside 1..limit
+     */
+    public Decision tryAcquire(String limitName, String key, long cost, String plan) {
+        return tryAcquire(this.registry.handle(limitName), key, cost, plan);
+    }
+
+    /**
+     * {@link #tryAcquire(String, String, long, String)} for a limit resolved once with
+     * {@link #handle(String)}.
+     * @param limit the limit
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the plan's limit
+     * @param plan the caller's plan, or null for the limit's own quota
+     * @return the decision
+     */
+    public Decision tryAcquire(LimitRegistry.Handle limit, String key, long cost, String plan) {
+        return decide(limit, limit.definition(plan), key, cost);
+    }
+
+    private Decision decide(LimitRegistry.Handle limit, LimitDefinition definition, String key, long cost) {
+        Decision decision = this.backend.tryAcquire(definition, key, cost);
         if (!decision.allowed() && limit.isShadow()) {
             limit.statistics().recordShadowRejected();
         }
@@ -98,8 +134,6 @@ public class RateLimiters {
     public boolean isShadow(String limitName) {
         return this.registry.isShadow(limitName);
     }
-
-
 
     /**
      * A limit, resolved once: its current definition (which run-time changes replace) and its
@@ -185,8 +219,8 @@ public class RateLimiters {
         for (int index : indices(requests, true)) {
             LimitRequest request = requests.get(index);
             long limit = request.limit().limit();
-            decisions[index] = allowed ? tryAcquire(this.registry.handle(request.limit().name()), request.key(),
-                    request.cost()) : new Decision(true, limit, limit, 0, 0);
+            decisions[index] = allowed ? decide(this.registry.handle(request.limit().name()), request.limit(),
+                    request.key(), request.cost()) : new Decision(true, limit, limit, 0, 0);
         }
         return (enforced != null) ? new Decisions(allowed, List.of(decisions), enforced.decidedAtMillis(), enforced.parts())
                 : new Decisions(true, List.of(decisions));
@@ -348,6 +382,18 @@ public class RateLimiters {
      */
     public LimitDefinition definition(String limitName) {
         return this.registry.get(limitName);
+    }
+
+    /**
+     * The definition a call on {@code plan} is decided with: the limit's, with the plan's permits
+     * per window; for {@link #tryAcquireAll} with plans.
+     * @param limitName a configured or annotated limit's name
+     * @param plan the caller's plan; null, or a plan the limit does not have, for the limit's own
+     * @return the definition
+     * @throws IllegalArgumentException for an unknown limit
+     */
+    public LimitDefinition definition(String limitName, String plan) {
+        return this.registry.handle(limitName).definition(plan);
     }
 
 }

@@ -197,6 +197,12 @@ public class RateLimitersEndpoint {
         description.put("subWindows", definition.subWindows());
         description.put("algorithm", definition.algorithm().id());
         description.put("backend", this.backends.apply(definition));
+        Map<String, Long> plans = this.registry.handle(definition.name()).plans();
+        if (!plans.isEmpty()) {
+            Map<String, Object> quotas = new TreeMap<>();
+            plans.forEach((plan, limit) -> quotas.put(plan, Map.of("limit", limit)));
+            description.put("plans", quotas);
+        }
         description.put("allowed", statistics.allowed());
         description.put("rejected", statistics.rejected());
         description.put("fallback", statistics.fallback());

@@ -5,6 +5,7 @@ import org.springframework.expression.Expression;
 
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.expression.KeyExpression;
+import io.slidinglimiter.expression.PlanExpression;
 
 /**
  * One {@code @RateLimited} of a method, with its expressions parsed.
@@ -15,13 +16,19 @@ import io.slidinglimiter.expression.KeyExpression;
  * @param cost the cost expression, or null when the cost is a number
  * @param condition the condition, or null for always
  * @param charge what the call finally costs, evaluated when it ends; null when it costs its cost
+ * @param plan the caller's plan, which chooses the quota; null when every call has the limit's own
  */
 public record LimitOperation(LimitRegistry.Handle limit, KeyExpression key, long constantCost, Expression cost,
-        Expression condition, Expression charge) {
+        Expression condition, Expression charge, PlanExpression plan) {
 
     /** @return the limit's name */
     public String limitName() {
         return this.limit.definition().name();
+    }
+
+    /** The caller's plan; null when the limit's own quota applies. */
+    String planOf(EvaluationContext context) {
+        return (this.plan == null) ? null : this.plan.planOf(context);
     }
 
     boolean appliesTo(EvaluationContext context) {

@@ -187,7 +187,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             if (!limit.appliesTo(context)) {
                 continue;
             }
-            LimitDefinition definition = limit.limit().definition();
+            LimitDefinition definition = limit.limit().definition(limit.planOf(context));
             String key = limit.key().keyFor(definition, context);
             if (key == null) {
                 continue;
@@ -216,13 +216,14 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         if (!limit.appliesTo(context)) {
             return;
         }
-        LimitDefinition definition = limit.limit().definition();
+        String plan = limit.planOf(context);
+        LimitDefinition definition = limit.limit().definition(plan);
         String key = limit.key().keyFor(definition, context);
         if (key == null) {
             return;
         }
         long cost = cost(limit, definition, context);
-        Decision decision = rateLimiters.tryAcquire(limit.limit(), key, cost);
+        Decision decision = rateLimiters.tryAcquire(limit.limit(), key, cost, plan);
         // A limit in shadow mode never rejects the call; its decision is counted, and shown nowhere.
         boolean allowed = decision.allowed() || limit.limit().isShadow();
         if (web == null && allowed) {

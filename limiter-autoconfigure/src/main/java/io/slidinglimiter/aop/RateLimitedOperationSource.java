@@ -36,6 +36,7 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.expression.InvalidExpressionException;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.expression.PlanExpression;
 
 /**
  * Resolves the {@code @RateLimited} annotations of a method once: finds them (on the method, else
@@ -58,6 +59,8 @@ public final class RateLimitedOperationSource {
     private final boolean allowEmptyKeys;
 
     private final Map<String, String> configuredCharges;
+
+    private final Map<String, String> configuredPlans;
 
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
@@ -82,15 +85,19 @@ public final class RateLimitedOperationSource {
      * @param allowEmptyKeys whether a call whose key is null or blank bypasses the limit (else it is denied)
      * @param configuredCharges {@code limiter.limits.<name>.charge} by limit name, which win over the
      * annotation's {@code charge}
+     * @param configuredPlans {@code limiter.limits.<name>.plan} by limit name, which win over the
+     * annotation's {@code plan}
      */
     public RateLimitedOperationSource(LimitRegistry registry, Set<String> configuredLimits, int defaultSubWindows,
-            LimiterExpressionParser parser, boolean allowEmptyKeys, Map<String, String> configuredCharges) {
+            LimiterExpressionParser parser, boolean allowEmptyKeys, Map<String, String> configuredCharges,
+            Map<String, String> configuredPlans) {
         this.registry = registry;
         this.configuredLimits = Set.copyOf(configuredLimits);
         this.defaultSubWindows = defaultSubWindows;
         this.parser = parser;
         this.allowEmptyKeys = allowEmptyKeys;
         this.configuredCharges = Map.copyOf(configuredCharges);
+        this.configuredPlans = Map.copyOf(configuredPlans);
     }
 
     /**
@@ -197,19 +204,37 @@ public final class RateLimitedOperationSource {
                 description, this.allowEmptyKeys);
         Expression condition = expression(annotation.condition(), "condition", description, variables);
         Expression charge = chargeExpression(name, annotation, method, description, variables);
+        PlanExpression plan = planExpression(name, annotation, description, variables);
+        LimitRegistry.Handle handle = this.registry.handle(name);
+        // With plans, a cost above the limit's own quota may still fit a plan's.
+        long largest = (plan != null) ? Math.max(definition.limit(), handle.largestLimit()) : definition.limit();
         String cost = annotation.cost().trim();
         if (cost.matches("\\d{1,18}")) {
             long constantCost = Long.parseLong(cost);
-            if (constantCost < 1 || constantCost > definition.limit()) {
+            if (constantCost < 1 || constantCost > largest) {
                 throw problem(description, "cost " + constantCost + " of limit '" + name
-                        + "' is outside 1.." + definition.limit() + ", so no call could ever be admitted",
+                        + "' is outside 1.." + largest + ", so no call could ever be admitted",
                         "Set cost to a number between 1 and the limit, or to an expression.");
             }
-            return new LimitOperation(this.registry.handle(name), key, constantCost, null, condition, charge);
+            return new LimitOperation(handle, key, constantCost, null, condition, charge, plan);
         }
         Expression costExpression = expression(cost, "cost", description, variables);
-        checkLiteral(costExpression, "cost", description, name, 1, definition.limit());
-        return new LimitOperation(this.registry.handle(name), key, 0, costExpression, condition, charge);
+        checkLiteral(costExpression, "cost", description, name, 1, largest);
+        return new LimitOperation(handle, key, 0, costExpression, condition, charge, plan);
+    }
+
+    /**
+     * The plan, from {@code limiter.limits.<name>.plan} or else the annotation; null when every call
+     * has the limit's own quota.
+     */
+    private PlanExpression planExpression(String name, RateLimited annotation, String description,
+            Set<String> variables) {
+        String configured = this.configuredPlans.get(name);
+        boolean fromConfiguration = configured != null && !configured.isBlank();
+        String attribute = fromConfiguration ? "plan (" + LimitPropertyNames.of(name) + ".plan)" : "plan";
+        Expression plan = expression(fromConfiguration ? configured : annotation.plan(), attribute, description,
+                variables);
+        return (plan != null) ? new PlanExpression(plan, description) : null;
     }
 
     private String limitName(RateLimited annotation, Method method, Class<?> userClass, String description) {

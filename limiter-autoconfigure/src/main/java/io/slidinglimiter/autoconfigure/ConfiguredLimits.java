@@ -2,6 +2,7 @@ package io.slidinglimiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -50,9 +51,13 @@ final class ConfiguredLimits {
         for (Map.Entry<String, LimiterProperties.Limit> entry : properties.getLimits().entrySet()) {
             LimitDefinition definition = definition(entry.getKey(), entry.getValue(), defaultSubWindows,
                     redisPresent, properties.getBackend(), problems);
+            Map<String, Long> plans = plans(entry.getKey(), entry.getValue(), properties.getBackend(), problems);
             if (definition != null) {
                 registry.register(definition);
                 registry.setShadow(entry.getKey(), entry.getValue().isShadow());
+                if (plans != null) {
+                    registry.setPlans(entry.getKey(), plans);
+                }
             }
         }
         if (!problems.isEmpty()) {
@@ -116,6 +121,35 @@ final class ConfiguredLimits {
             });
             return null;
         }
+    }
+
+    /**
+     * The quotas of one configured limit's plans ({@code plans.<plan>.limit}), checked: null, with
+     * the problems added, when one is wrong.
+     */
+    static Map<String, Long> plans(String name, LimiterProperties.Limit limit, Backend defaultBackend,
+            List<Problem> problems) {
+        Backend backend = (limit.getBackend() != null) ? limit.getBackend() : defaultBackend;
+        Map<String, Long> plans = new LinkedHashMap<>();
+        int before = problems.size();
+        limit.getPlans().forEach((plan, quota) -> {
+            String property = LimitPropertyNames.of(name) + ".plans." + plan + ".limit";
+            Long planLimit = (quota != null) ? quota.getLimit() : null;
+            if (planLimit == null || planLimit <= 0) {
+                problems.add(new Problem(property, (planLimit == null) ? "is missing"
+                        : "must be greater than 0 but was " + planLimit, "Set " + property
+                                + " to the permits per window of callers on plan '" + plan + "', for example 100."));
+            }
+            else if (backend == Backend.REDIS && planLimit > RedisBackend.MAX_LIMIT) {
+                problems.add(new Problem(property, "is " + planLimit + ", more than Redis counts exactly ("
+                        + RedisBackend.MAX_LIMIT + ")", "Set " + property + " to at most " + RedisBackend.MAX_LIMIT
+                                + "."));
+            }
+            else {
+                plans.put(plan, planLimit);
+            }
+        });
+        return (problems.size() == before) ? plans : null;
     }
 
     /**

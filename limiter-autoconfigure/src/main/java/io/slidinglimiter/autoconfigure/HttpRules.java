@@ -13,10 +13,12 @@ import org.springframework.web.util.pattern.PatternParseException;
 
 import io.slidinglimiter.autoconfigure.LimiterProperties.EmptyKey;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.expression.InvalidExpressionException;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.expression.PlanExpression;
 import io.slidinglimiter.web.HttpRule;
 
 /**
@@ -92,14 +94,34 @@ final class HttpRules {
                                     + " for example \"#status == 404 ? 1 : 0\"."));
                 }
             }
+            PlanExpression plan = plan(properties.getLimits().get(rule.getLimit()), rule.getLimit(), prefix, parser,
+                    problems);
             if (problems.size() == before) {
-                rules.add(new HttpRule(rule.getLimit(), path, methods, key, charge));
+                rules.add(new HttpRule(rule.getLimit(), path, methods, key, charge, plan));
             }
         }
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
         }
         return rules;
+    }
+
+    /** The rule's limit's plan, over the variables a rule's key may use; null when it has none. */
+    private static PlanExpression plan(LimiterProperties.Limit limit, String name, String rule,
+            LimiterExpressionParser parser, List<Problem> problems) {
+        if (limit == null || limit.getPlan() == null || limit.getPlan().isBlank()) {
+            return null;
+        }
+        String property = LimitPropertyNames.of(name) + ".plan";
+        try {
+            return new PlanExpression(parser.parse(limit.getPlan(), HttpRule.KEY_VARIABLES), property);
+        }
+        catch (InvalidExpressionException ex) {
+            problems.add(new Problem(property, "plan expression " + ex.getMessage() + " (the limit is applied by "
+                    + rule + ")", "Write the plan over #request, #principal and #clientAddress, which every"
+                            + " use of the limit has, for example \"@plans.of(#principal)\"."));
+            return null;
+        }
     }
 
 }

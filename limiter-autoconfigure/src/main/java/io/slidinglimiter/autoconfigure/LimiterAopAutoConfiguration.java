@@ -70,14 +70,18 @@ public class LimiterAopAutoConfiguration {
     RateLimitedOperationSource rateLimitedOperationSource(LimitRegistry limitRegistry, LimiterProperties properties,
             LimiterExpressionParser limiterExpressionParser) {
         Map<String, String> charges = new HashMap<>();
+        Map<String, String> plans = new HashMap<>();
         properties.getLimits().forEach((name, limit) -> {
             if (limit.getCharge() != null) {
                 charges.put(name, limit.getCharge());
             }
+            if (limit.getPlan() != null) {
+                plans.put(name, limit.getPlan());
+            }
         });
         return new RateLimitedOperationSource(limitRegistry, properties.getLimits().keySet(),
                 properties.getDefaultSubWindows(), limiterExpressionParser,
-                properties.getEmptyKey() == EmptyKey.ALLOW, charges);
+                properties.getEmptyKey() == EmptyKey.ALLOW, charges, plans);
     }
 
     @Bean

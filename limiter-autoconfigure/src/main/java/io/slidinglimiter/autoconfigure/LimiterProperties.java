@@ -193,6 +193,17 @@ public class LimiterProperties {
          */
         private boolean shadow;
 
+        /**
+         * SpEL naming each call's plan, which chooses its quota among plans; wins over the
+         * annotation's plan. Null, blank or unknown: this limit's own limit.
+         */
+        private String plan;
+
+        /**
+         * Other quotas by plan name: the same window and counter as this limit, another limit.
+         */
+        private Map<String, Plan> plans = new LinkedHashMap<>();
+
         public Long getLimit() {
             return this.limit;
         }
@@ -255,6 +266,40 @@ public class LimiterProperties {
 
         public void setShadow(boolean shadow) {
             this.shadow = shadow;
+        }
+
+        public String getPlan() {
+            return this.plan;
+        }
+
+        public void setPlan(String plan) {
+            this.plan = plan;
+        }
+
+        public Map<String, Plan> getPlans() {
+            return this.plans;
+        }
+
+        public void setPlans(Map<String, Plan> plans) {
+            this.plans = plans;
+        }
+
+    }
+
+    /** One plan of a limit: the quota its callers are compared with. */
+    public static class Plan {
+
+        /**
+         * Permits per window for callers on this plan; greater than 0.
+         */
+        private Long limit;
+
+        public Long getLimit() {
+            return this.limit;
+        }
+
+        public void setLimit(Long limit) {
+            this.limit = limit;
         }
 
     }

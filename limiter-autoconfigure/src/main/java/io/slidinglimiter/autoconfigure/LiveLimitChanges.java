@@ -25,8 +25,8 @@ import io.slidinglimiter.core.LimitRegistry;
  * number of sub-windows or algorithm starts fresh counters; a new limit can be used by name (by
  * {@code RateLimiters}, the gateway, annotations that name it); shadow mode follows. A limit whose
  * new values are invalid keeps its old ones, and the error names the property. What is fixed when
- * the application starts (a limit's backend and failure policy, its charge, URL rules, removing a
- * limit) is left as it is, with a warning.
+ * the application starts (a limit's backend and failure policy, its charge and plan expression, URL
+ * rules, removing a limit) is left as it is, with a warning; its plans' quotas change live.
  */
 final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEvent> {
 
@@ -62,8 +62,9 @@ final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEve
         LimiterProperties.Backend defaultBackend = properties.getBackend();
         limits.forEach((name, limit) -> apply(name, limit, defaultSubWindows, defaultBackend));
         if (event.getKeys().stream().anyMatch((key) -> key.endsWith(".backend") || key.endsWith(".on-failure")
-                || key.endsWith(".charge"))) {
-            logger.warn("A limit's backend, failure policy or charge changed in the Environment: those apply from"
+                || key.endsWith(".charge") || key.endsWith(".plan"))) {
+            logger.warn("A limit's backend, failure policy, charge or plan expression changed in the Environment:"
+                    + " those apply from"
                     + " the next start. Changed: " + event.getKeys().stream().filter((key) -> key.startsWith(PREFIX))
                             .sorted().toList());
         }
@@ -74,7 +75,8 @@ final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEve
         List<Problem> problems = new ArrayList<>();
         LimitDefinition definition = ConfiguredLimits.definition(name, limit, defaultSubWindows, this.redisPresent,
                 defaultBackend, problems);
-        if (definition == null) {
+        Map<String, Long> plans = ConfiguredLimits.plans(name, limit, defaultBackend, problems);
+        if (definition == null || plans == null) {
             problems.forEach((problem) -> logger.error("The new value of " + problem.subject() + " " + problem.reason()
                     + ": limit '" + name + "' keeps its values. " + problem.action()));
             return;
@@ -95,6 +97,10 @@ final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEve
             logger.info("Limit '" + name + "' now admits " + definition.limit() + " per window; counts kept");
         }
         this.registry.setShadow(name, limit.isShadow());
+        if (!plans.equals(this.registry.handle(name).plans())) {
+            this.registry.setPlans(name, plans);
+            logger.info("Limit '" + name + "' now has plans " + plans + "; counts kept");
+        }
     }
 
     private static boolean sameShape(LimitDefinition current, LimitDefinition changed) {

@@ -60,7 +60,7 @@ public final class KeyExpression {
     }
 
     /** A String as it is (no look-up of a converter on the call path); other values converted as SpEL would. */
-    private static String asString(Object value, EvaluationContext context) {
+    static String asString(Object value, EvaluationContext context) {
         if (value == null || value instanceof String) {
             return (String) value;
         }

@@ -15,6 +15,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.KeyExpression;
+import io.slidinglimiter.expression.PlanExpression;
 
 /**
  * A {@code limiter.http.rules} entry, compiled: the limit to apply to requests whose path matches
@@ -27,9 +28,11 @@ import io.slidinglimiter.expression.KeyExpression;
  * @param key the counter key over {@code #request}, {@code #principal} and {@code #clientAddress}
  * @param charge what a request finally costs, evaluated after the response with {@code #status} and
  * {@code #response} besides the key's variables; null for one permit
+ * @param plan the limit's {@code plan} over the key's variables, which chooses the request's quota;
+ * null when every request has the limit's own
  */
 public record HttpRule(String limitName, PathPattern path, Set<String> methods, KeyExpression key,
-        Expression charge) {
+        Expression charge, PlanExpression plan) {
 
     /** The variables a rule's key may use. */
     public static final Set<String> KEY_VARIABLES = Set.of("request", "principal", "clientAddress");
@@ -70,7 +73,9 @@ public record HttpRule(String limitName, PathPattern path, Set<String> methods, 
                 continue;
             }
             context = (context != null) ? context : variables.get();
-            LimitDefinition limit = rateLimiters.definition(rule.limitName());
+            LimitDefinition limit = (rule.plan() != null)
+                    ? rateLimiters.definition(rule.limitName(), rule.plan().planOf(context))
+                    : rateLimiters.definition(rule.limitName());
             String key = rule.key().keyFor(limit, context);
             if (key == null) {
                 continue;

@@ -109,6 +109,26 @@ class RateLimitedStartupValidationTests {
     }
 
     @Test
+    void aPlanIsValidatedLikeAKeyAndTheConfiguredOneWins() {
+        assertFailure(UnknownPlanVariable.class, (message) -> assertThat(message)
+                .contains(PREFIX + "$UnknownPlanVariable.login(String)")
+                .contains("plan expression '#tier' refers to #tier, which is not defined here"));
+        assertFailure(this.runner.withPropertyValues("limiter.limits.login.plan=#nothing"), GoodPlan.class,
+                (message) -> assertThat(message).contains(
+                        "plan (limiter.limits.login.plan) expression '#nothing' refers to #nothing"));
+        this.runner.withPropertyValues("limiter.limits.login.plan=#username").withUserConfiguration(GoodPlan.class)
+                .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aCostAboveTheLimitsOwnQuotaIsAllowedWhenAPlanHasRoomForIt() {
+        this.runner.withPropertyValues("limiter.limits.login.plans.pro.limit=10")
+                .withUserConfiguration(CostlyPlan.class).run((context) -> assertThat(context).hasNotFailed());
+        assertFailure(CostlyPlan.class, (message) -> assertThat(message)
+                .contains("cost 5 of limit 'login' is outside 1..3"));
+    }
+
+    @Test
     void theSameLimitTwiceOnOneMethodFailsTheStart() {
         assertFailure(Twice.class, (message) -> assertThat(message).contains("limit 'login' is applied twice"));
     }
@@ -216,6 +236,36 @@ class RateLimitedStartupValidationTests {
     static class GoodCharge {
 
         @RateLimited(name = "login", charge = "#exception != null ? 1 : 0")
+        public String login(String username) {
+            return username;
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnknownPlanVariable {
+
+        @RateLimited(name = "login", plan = "#tier")
+        public String login(String username) {
+            return username;
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class GoodPlan {
+
+        @RateLimited(name = "login", plan = "#username == 'ada' ? 'pro' : null")
+        public String login(String username) {
+            return username;
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CostlyPlan {
+
+        @RateLimited(name = "login", cost = "5", plan = "#username == 'ada' ? 'pro' : null")
         public String login(String username) {
             return username;
         }

@@ -73,6 +73,28 @@ class LimiterPropertiesValidationTests {
     }
 
     @Test
+    void aPlanNeedsAPositiveLimit() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.limits.api.plans.pro.limit")
+                    .contains("must be greater than 0 but was 0").contains("limiter.limits.api.plans.team.limit")
+                    .contains("must be greater than 0 but was -3");
+            assertThat(analysis.getAction()).contains("Set limiter.limits.api.plans.pro.limit to the permits per"
+                    + " window of callers on plan 'pro'");
+        }, "limiter.limits.api.limit=5", "limiter.limits.api.window=1m", "limiter.limits.api.plans.pro.limit=0",
+                "limiter.limits.api.plans.team.limit=-3");
+    }
+
+    @Test
+    void aRulesPlanMayUseOnlyTheRequestsVariables() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.limits.api.plan")
+                    .contains("#customer").contains("limiter.http.rules[0]");
+            assertThat(analysis.getAction()).contains("Write the plan over #request, #principal and #clientAddress");
+        }, "limiter.limits.api.limit=5", "limiter.limits.api.window=1m", "limiter.limits.api.plan=#customer.plan",
+                "limiter.http.rules[0].limit=api", "limiter.http.rules[0].path=/api/**");
+    }
+
+    @Test
     void everyProblemIsReportedAtOnce() {
         assertFailure(analysis -> assertThat(analysis.getDescription()).contains("limiter.limits.a.limit")
                 .contains("limiter.limits.b.sub-windows").contains("limiter.local.max-keys"),

@@ -21,6 +21,7 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.ManualTimeSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /**
  * Live changes of {@code limiter.limits} (issue 18, item 3): what Spring Cloud's
@@ -75,6 +76,23 @@ class LiveLimitChangesTests {
             assertThat(context.getBean(LimitRegistry.class).get("api").limit()).isEqualTo(3);
             assertThat(output.getOut()).contains("The new value of limiter.limits.api.limit Limit 'api': limit must"
                     + " be greater than 0 but was 0: limit 'api' keeps its values.");
+        });
+    }
+
+    @Test
+    void plansChangeLiveAndKeepTheCounts(CapturedOutput output) {
+        this.runner.withPropertyValues("limiter.limits.api.plans.pro.limit=5").run((context) -> {
+            RateLimiters rateLimiters = context.getBean(RateLimiters.class);
+            assertThat(rateLimiters.tryAcquire("api", "k", 4, "pro").allowed()).isTrue();
+            change(context, "limiter.limits.api.plans.pro.limit=6", "limiter.limits.api.plans.team.limit=10");
+            assertThat(context.getBean(LimitRegistry.class).handle("api").plans()).containsExactly(
+                    entry("pro", 6L), entry("team", 10L));
+            assertThat(rateLimiters.tryAcquire("api", "k", 2, "pro").allowed()).as("4 of 6 used").isTrue();
+            assertThat(rateLimiters.tryAcquire("api", "k", 1, "team").allowed()).as("6 of 10 used").isTrue();
+            change(context, "limiter.limits.api.plans.pro.limit=-1");
+            assertThat(context.getBean(LimitRegistry.class).handle("api").plans()).containsEntry("pro", 6L);
+            assertThat(output.getOut()).contains("The new value of limiter.limits.api.plans.pro.limit must be greater"
+                    + " than 0 but was -1: limit 'api' keeps its values.");
         });
     }
 

@@ -90,6 +90,16 @@ public @interface RateLimited {
     String condition() default "";
 
     /**
+     * SpEL naming the caller's plan, which chooses the quota the call is compared with:
+     * {@code limiter.limits.<name>.plans.<plan>.limit}, for example
+     * {@code "@customers.planOf(#principal)"}. The counter stays the limit's own, so a caller who
+     * changes plan keeps its count. Null, blank or a plan the limit does not have: the limit's own
+     * quota. {@code limiter.limits.<name>.plan} wins. Empty: every call has the limit's own quota.
+     * @return the plan expression
+     */
+    String plan() default "";
+
+    /**
      * SpEL evaluated when the call ends: the permits it finally consumes. The call is admitted
      * against {@link #cost()}, then settled to this: permits beyond it are given back, and a charge
      * above the cost is counted whether or not it fits (the key may pass its limit; later calls

@@ -1,12 +1,20 @@
 package io.slidinglimiter.core;
 
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * The limits an application knows, by name, with their statistics. Decisions look their
@@ -14,6 +22,8 @@ import java.util.function.Consumer;
  * applies on the next decision.
  */
 public final class LimitRegistry {
+
+    private static final Log logger = LogFactory.getLog(LimitRegistry.class);
 
     private final ConcurrentMap<String, Handle> handles = new ConcurrentHashMap<>();
 
@@ -29,14 +39,14 @@ public final class LimitRegistry {
      */
     public LimitDefinition register(LimitDefinition definition) {
         Handle registered = this.handles.putIfAbsent(definition.name(), new Handle(definition));
-        if (registered != null && !registered.definition.equals(definition)) {
+        if (registered != null && !registered.definition().equals(definition)) {
             throw new IllegalStateException("Limit '" + definition.name() + "' is defined twice, differently: "
-                    + describe(registered.definition) + " and " + describe(definition));
+                    + describe(registered.definition()) + " and " + describe(definition));
         }
         if (registered == null) {
             this.registrationListeners.forEach((listener) -> listener.accept(definition));
         }
-        return (registered != null) ? registered.definition : definition;
+        return (registered != null) ? registered.definition() : definition;
     }
 
     /**
@@ -56,7 +66,7 @@ public final class LimitRegistry {
      */
     public Optional<LimitDefinition> find(String name) {
         Handle handle = this.handles.get(name);
-        return (handle != null) ? Optional.of(handle.definition) : Optional.empty();
+        return (handle != null) ? Optional.of(handle.definition()) : Optional.empty();
     }
 
     /**
@@ -66,7 +76,7 @@ public final class LimitRegistry {
      * @throws IllegalArgumentException naming the known limits, if none has that name
      */
     public LimitDefinition get(String name) {
-        return handle(name).definition;
+        return handle(name).definition();
     }
 
     /**
@@ -103,8 +113,9 @@ public final class LimitRegistry {
     public LimitDefinition updateLimit(String name, long newLimit) {
         Handle handle = handle(name);
         synchronized (handle) {
-            handle.definition = handle.definition.withLimit(newLimit);
-            return handle.definition;
+            LimitDefinition changed = handle.definition().withLimit(newLimit);
+            handle.state = new State(changed, handle.state.planLimits);
+            return changed;
         }
     }
 
@@ -118,9 +129,33 @@ public final class LimitRegistry {
     public LimitDefinition redefine(LimitDefinition definition) {
         Handle handle = handle(definition.name());
         synchronized (handle) {
-            LimitDefinition replaced = handle.definition;
-            handle.definition = definition;
+            LimitDefinition replaced = handle.definition();
+            handle.state = new State(definition, handle.state.planLimits);
             return replaced;
+        }
+    }
+
+    /**
+     * Gives a limit's callers on other plans other quotas: the same window, algorithm and counters,
+     * compared with the plan's permits per window. Replaces the plans it had.
+     * @param name the limit's name
+     * @param plans permits per window by plan name; empty for none
+     * @throws InvalidLimitException for a plan whose limit is not greater than 0
+     * @throws IllegalArgumentException for a blank plan name
+     */
+    public void setPlans(String name, Map<String, Long> plans) {
+        Handle handle = handle(name);
+        for (Map.Entry<String, Long> plan : plans.entrySet()) {
+            if (plan.getKey() == null || plan.getKey().isBlank()) {
+                throw new IllegalArgumentException("Limit '" + name + "': a plan needs a name");
+            }
+            if (plan.getValue() == null || plan.getValue() <= 0) {
+                throw new InvalidLimitException(InvalidLimitException.Field.LIMIT, "Limit '" + name + "': plan '"
+                        + plan.getKey() + "' must have a limit greater than 0 but had " + plan.getValue());
+            }
+        }
+        synchronized (handle) {
+            handle.state = new State(handle.definition(), Collections.unmodifiableMap(new TreeMap<>(plans)));
         }
     }
 
@@ -165,22 +200,70 @@ public final class LimitRegistry {
         return this.handles.values().stream().map(Handle::definition).toList();
     }
 
-    /** One registered limit: its current definition, which run-time changes replace, and its statistics. */
+    /**
+     * One registered limit: its current definition and its plans, which run-time changes replace,
+     * and its statistics.
+     */
     public static final class Handle {
 
-        private volatile LimitDefinition definition;
+        /** The most unknown plan names logged per limit: they come from callers' data. */
+        private static final int MAX_UNKNOWN_PLANS_LOGGED = 100;
+
+        private volatile State state;
 
         private final LimitStatistics statistics = new LimitStatistics();
 
         private volatile boolean shadow;
 
+        private final Set<String> unknownPlansLogged = ConcurrentHashMap.newKeySet();
+
         Handle(LimitDefinition definition) {
-            this.definition = definition;
+            this.state = new State(definition, Map.of());
         }
 
-        /** @return the current definition */
+        /** @return the current definition: the quota of callers on no plan */
         public LimitDefinition definition() {
-            return this.definition;
+            return this.state.definition;
+        }
+
+        /**
+         * The definition a call on {@code plan} is decided with: the limit's own, with the plan's
+         * permits per window. Null, blank or a plan the limit does not have: the limit's own
+         * definition (an unknown plan is logged once, at WARN, with the plans there are).
+         * @param plan the caller's plan, or null
+         * @return the definition to decide with
+         */
+        public LimitDefinition definition(String plan) {
+            State current = this.state;
+            if (plan == null || plan.isBlank()) {
+                return current.definition;
+            }
+            LimitDefinition planned = current.plans.get(plan);
+            if (planned != null) {
+                return planned;
+            }
+            if (this.unknownPlansLogged.size() < MAX_UNKNOWN_PLANS_LOGGED
+                    && this.unknownPlansLogged.add(plan)) {
+                logger.warn("Limit '" + current.definition.name() + "' has no plan '" + plan + "', so its own limit of "
+                        + current.definition.limit() + " applies to callers on it; its plans are "
+                        + current.planLimits.keySet() + ". Logged once per plan name.");
+            }
+            return current.definition;
+        }
+
+        /** @return permits per window by plan name, sorted by name; empty when the limit has no plans */
+        public Map<String, Long> plans() {
+            return this.state.planLimits;
+        }
+
+        /** @return the most permits per window a call may be compared with: the limit's own or a plan's */
+        public long largestLimit() {
+            State current = this.state;
+            long largest = current.definition.limit();
+            for (long planLimit : current.planLimits.values()) {
+                largest = Math.max(largest, planLimit);
+            }
+            return largest;
         }
 
         /** @return the limit's statistics */
@@ -191,6 +274,28 @@ public final class LimitRegistry {
         /** @return whether the limit is in shadow mode: decided, never rejecting */
         public boolean isShadow() {
             return this.shadow;
+        }
+
+    }
+
+    /**
+     * A definition and its plans' definitions, replaced together so that a decision never sees a
+     * plan of another window.
+     */
+    private static final class State {
+
+        private final LimitDefinition definition;
+
+        private final Map<String, Long> planLimits;
+
+        private final Map<String, LimitDefinition> plans;
+
+        State(LimitDefinition definition, Map<String, Long> planLimits) {
+            this.definition = definition;
+            this.planLimits = planLimits;
+            Map<String, LimitDefinition> plans = new HashMap<>();
+            planLimits.forEach((plan, limit) -> plans.put(plan, definition.withLimit(limit)));
+            this.plans = Map.copyOf(plans);
         }
 
     }

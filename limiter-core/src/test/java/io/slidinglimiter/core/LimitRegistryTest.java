@@ -1,15 +1,19 @@
 package io.slidinglimiter.core;
 
 import java.time.Duration;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.local.LocalBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.entry;
 
 class LimitRegistryTest {
 
@@ -58,6 +62,60 @@ class LimitRegistryTest {
         assertThat(this.registry.get("login").limit()).isEqualTo(5);
         assertThatIllegalArgumentException().isThrownBy(() -> this.registry.updateLimit("nope", 3))
                 .withMessageContaining("No limit is named 'nope'");
+    }
+
+    @Test
+    void aPlanIsTheLimitWithAnotherQuotaOnTheSameCounter() {
+        this.registry.register(this.login);
+        this.registry.setPlans("login", Map.of("pro", 8L, "team", 20L));
+        LimitRegistry.Handle handle = this.registry.handle("login");
+        assertThat(handle.definition("pro")).isEqualTo(this.login.withLimit(8));
+        assertThat(handle.definition(null)).isSameAs(handle.definition("")).isSameAs(handle.definition());
+        assertThat(handle.plans()).containsExactly(entry("pro", 8L), entry("team", 20L));
+        assertThat(handle.largestLimit()).isEqualTo(20);
+        RateLimiters limiters = new RateLimiters(this.registry,
+                new LocalBackend(new ManualTimeSource(1_700_000_040_000L), 100));
+        assertThat(limiters.tryAcquire("login", "alice", 5).remaining()).isZero();
+        assertThat(limiters.tryAcquire("login", "alice").allowed()).isFalse();
+        Decision upgraded = limiters.tryAcquire("login", "alice", 1, "pro");
+        assertThat(upgraded.allowed()).as("the count is kept, the quota is the plan's").isTrue();
+        assertThat(upgraded.limit()).isEqualTo(8);
+        assertThat(upgraded.remaining()).isEqualTo(2);
+        assertThat(limiters.tryAcquire("login", "alice", 3, "pro").allowed()).isFalse();
+        assertThat(limiters.tryAcquire("login", "alice", 1, null).allowed()).as("back to the limit's own").isFalse();
+    }
+
+    @Test
+    void anUnknownPlanHasTheLimitsOwnQuota() {
+        this.registry.register(this.login);
+        this.registry.setPlans("login", Map.of("pro", 8L));
+        assertThat(this.registry.handle("login").definition("gold")).isEqualTo(this.login);
+        assertThat(this.registry.handle("login").definition(" ")).isEqualTo(this.login);
+    }
+
+    @Test
+    void plansFollowRunTimeChangesOfTheLimit() {
+        this.registry.register(this.login);
+        this.registry.setPlans("login", Map.of("pro", 8L));
+        this.registry.updateLimit("login", 6);
+        assertThat(this.registry.handle("login").definition("pro").limit()).as("a plan keeps its own quota")
+                .isEqualTo(8);
+        LimitDefinition longer = LimitDefinition.of("login", 5, Duration.ofMinutes(2), 12);
+        this.registry.redefine(longer);
+        assertThat(this.registry.handle("login").definition("pro")).isEqualTo(longer.withLimit(8));
+        this.registry.setPlans("login", Map.of());
+        assertThat(this.registry.handle("login").definition("pro")).isEqualTo(longer);
+    }
+
+    @Test
+    void aPlanNeedsANameAndAPositiveLimit() {
+        this.registry.register(this.login);
+        assertThatExceptionOfType(InvalidLimitException.class)
+                .isThrownBy(() -> this.registry.setPlans("login", Map.of("pro", 0L)))
+                .withMessage("Limit 'login': plan 'pro' must have a limit greater than 0 but had 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> this.registry.setPlans("login", Map.of(" ", 3L)))
+                .withMessage("Limit 'login': a plan needs a name");
+        assertThat(this.registry.handle("login").plans()).as("nothing changed").isEmpty();
     }
 
 }

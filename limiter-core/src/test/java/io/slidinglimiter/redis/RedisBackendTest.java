@@ -3,6 +3,7 @@ package io.slidinglimiter.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.AfterAll;
@@ -13,10 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
 import io.slidinglimiter.local.LocalBackend;
@@ -253,6 +257,26 @@ class RedisBackendTest {
         assertThat(server.<Long>call((redis) -> redis.dbsize())).as("other prefix and run-time limits").isEqualTo(2);
         assertThat(backend.tryAcquire(limit, "k0", 2).allowed()).isTrue();
         assertThat(other.tryAcquire(limit, "k0", 1).allowed()).isFalse();
+    }
+
+    /** A plan is another quota compared with the same counter: the script takes the limit it is given. */
+    @Test
+    void aCallerWhoChangesPlanMidWindowKeepsItsCount() {
+        LimitRegistry registry = new LimitRegistry();
+        registry.register(LimitDefinition.of("planned", 3, Duration.ofMinutes(1), 10));
+        registry.setPlans("planned", Map.of("pro", 6L));
+        RateLimiters limiters = new RateLimiters(registry, backend);
+        for (int i = 0; i < 3; i++) {
+            assertThat(limiters.tryAcquire("planned", "ada").allowed()).isTrue();
+        }
+        assertThat(limiters.tryAcquire("planned", "ada").allowed()).isFalse();
+        Decision upgraded = limiters.tryAcquire("planned", "ada", 2, "pro");
+        assertThat(upgraded.allowed()).isTrue();
+        assertThat(upgraded.limit()).isEqualTo(6);
+        assertThat(upgraded.remaining()).as("3 + 2 of 6 used").isEqualTo(1);
+        assertThat(limiters.tryAcquire("planned", "ada", 2, "pro").allowed()).isFalse();
+        assertThat(limiters.tryAcquire("planned", "ada").allowed()).as("downgraded: 5 of 3").isFalse();
+        assertThat(limiters.usage("planned", "ada").used()).isEqualTo(5);
     }
 
     static byte[] utf8(String text) {
