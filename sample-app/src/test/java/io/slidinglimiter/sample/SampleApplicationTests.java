@@ -45,6 +45,15 @@ class SampleApplicationTests {
     }
 
     @Test
+    void keysOnTheProPlanHaveTheirPlansQuota() throws Exception {
+        for (int i = 0; i < 6; i++) {
+            HttpResponse<String> response = send(request("/api/data").header("X-Api-Key", "pro-k1"));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"api-key\";q=50;w=10");
+        }
+    }
+
+    @Test
     void loginLimitOfFivePerMinute() throws Exception {
         assertThat(statuses(() -> request("/login?username=carol").POST(HttpRequest.BodyPublishers.noBody()), 6))
                 .isEqualTo("200 200 200 200 200 429");
