@@ -26,7 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
                 "limiter.limits.lookups.window=1m", "limiter.http.rules[1].limit=lookups",
                 "limiter.http.rules[1].path=/lookup/**", "limiter.http.rules[1].charge=#status == 404 ? 1 : 0",
                 "limiter.limits.reactive-shadow.limit=1", "limiter.limits.reactive-shadow.window=1m",
-                "limiter.limits.reactive-shadow.shadow=true" })
+                "limiter.limits.reactive-shadow.shadow=true", "limiter.limits.reactive-plans.limit=1",
+                "limiter.limits.reactive-plans.window=1m", "limiter.limits.reactive-plans.plans.pro.limit=3",
+                "limiter.limits.reactive-plans.plan=#request.headers.getFirst('X-Plan')" })
 class ReactiveRateLimitWebIntegrationTests {
 
     @LocalServerPort
@@ -88,6 +90,15 @@ class ReactiveRateLimitWebIntegrationTests {
         this.client.get().uri("/who").headers((headers) -> headers.setBasicAuth("alice", "pw")).exchange()
                 .expectStatus().isEqualTo(429);
         get("/address").expectStatus().isOk().expectHeader().valueEquals("RateLimit", "\"address\";r=4;t=60");
+    }
+
+    @Test
+    void aPlanChoosesTheQuotaOfTheSameCounter() {
+        get("/planned/ada").expectStatus().isOk();
+        get("/planned/ada").expectStatus().isEqualTo(429);
+        this.client.get().uri("/planned/ada").header("X-Plan", "pro").exchange().expectStatus().isOk()
+                .expectHeader().valueEquals("RateLimit-Policy", "\"reactive-plans\";q=3;w=60")
+                .expectHeader().valueEquals("RateLimit", "\"reactive-plans\";r=1;t=60");
     }
 
     @Test
