@@ -212,7 +212,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     /** The denial cached for a key while Redis said it is out of permits, or null. */
     private Decision cachedDenial(LimitDefinition limit, String key, long nowMillis) {
-        return (this.denials != null) ? this.denials.get(limit.name(), key, limit.limit(), nowMillis) : null;
+        return (this.denials != null) ? this.denials.get(limit, key, nowMillis) : null;
     }
 
     /** Redis decided: the breaker closes, and the decision is remembered for the policy and the cache. */
@@ -224,7 +224,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
         if (this.denials != null && !decision.allowed() && cost == 1) {
             // Kept at most DENIAL_CACHE_MILLIS: a reset or a new limit on another instance reaches this one by then.
-            this.denials.put(limit.name(), key, decision, sentAtMillis, this.timeSource.currentTimeMillis());
+            this.denials.put(limit, key, decision, sentAtMillis, this.timeSource.currentTimeMillis());
         }
         return decision;
     }

@@ -204,6 +204,25 @@ class ResilientRedisBackendTest {
     }
 
     /**
+     * A denial is cached under the definition Redis decided with: another window (a live change) or
+     * a plan's larger quota on the same counter is decided by Redis, not answered from the cache.
+     */
+    @Test
+    void aCachedDenialAppliesOnlyToTheDefinitionItWasMadeUnder() {
+        ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, 1_000);
+        LimitDefinition limit = LimitDefinition.of("redefined", 1, Duration.ofMinutes(1), 10);
+        assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isTrue();
+        assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isFalse();
+        this.server.call((redis) -> redis.configResetstat());
+        assertThat(backend.tryAcquire(limit, "k", 1).allowed()).as("from the cache").isFalse();
+        assertThat(scriptCalls()).isZero();
+        assertThat(backend.tryAcquire(limit.withLimit(2), "k", 1).allowed()).as("a plan of 2").isTrue();
+        assertThat(backend.tryAcquire(LimitDefinition.of("redefined", 1, Duration.ofMinutes(2), 12), "k", 1).allowed())
+                .as("another window: fresh counters").isTrue();
+        assertThat(scriptCalls()).isEqualTo(2);
+    }
+
+    /**
      * The issue's load: 16 (then 64) callers on random keys of a limit never reached, a local
      * redis-server, the default timeout. Counted, not timed: the decisions that ran the script in
      * Redis (INFO commandstats) against those asked; a busy JVM must not pass for a failing Redis.
