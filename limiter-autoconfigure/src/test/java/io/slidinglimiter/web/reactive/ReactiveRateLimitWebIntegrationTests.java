@@ -2,13 +2,18 @@ package io.slidinglimiter.web.reactive;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
 
+import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.web.ReactiveRateLimitFilter;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * real HTTP by a {@link WebTestClient} bound to it. Each test uses its own limits or keys, since
  * the application (and its counters) is shared by the class.
  */
-@SpringBootTest(classes = ReactiveTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { ReactiveTestApplication.class, ReactiveRateLimitWebIntegrationTests.Planned.class },
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "spring.main.web-application-type=reactive", "limiter.limits.ruled.limit=2",
                 "limiter.limits.ruled.window=1m", "limiter.http.rules[0].limit=ruled",
                 "limiter.http.rules[0].path=/ruled/**", "limiter.http.rules[0].methods=GET",
@@ -190,6 +196,18 @@ class ReactiveRateLimitWebIntegrationTests {
 
     private WebTestClient.ResponseSpec get(String path) {
         return this.client.get().uri(path).exchange();
+    }
+
+    /** A limit with plans, whose configuration only this class gives. */
+    @RestController
+    static class Planned {
+
+        @GetMapping("/planned/{customer}")
+        @RateLimited(name = "reactive-plans", key = "#customer")
+        public Mono<String> planned(@PathVariable String customer) {
+            return Mono.just(customer);
+        }
+
     }
 
 }

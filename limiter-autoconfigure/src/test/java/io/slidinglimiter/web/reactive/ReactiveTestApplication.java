@@ -133,12 +133,6 @@ public class ReactiveTestApplication {
             return Mono.just(name.equals("known") ? ResponseEntity.ok("found") : ResponseEntity.notFound().build());
         }
 
-        @GetMapping("/planned/{customer}")
-        @RateLimited(name = "reactive-plans", key = "#customer")
-        public Mono<String> planned(@PathVariable String customer) {
-            return Mono.just(customer);
-        }
-
         @GetMapping("/shadowed")
         @RateLimited(name = "reactive-shadow", limit = 1, window = "1m")
         public Mono<String> shadowed() {
