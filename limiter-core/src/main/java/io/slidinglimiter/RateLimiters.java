@@ -81,6 +81,70 @@ public class RateLimiters {
     }
 
     /**
+     * Takes one permit of {@code limitName} for {@code key} if it is available, answering only
+     * whether it was: {@link #tryAcquire(String, String)} for callers that need no more. On the local
+     * backend it allocates nothing.
+     * <pre>{@code
+     * if (!rateLimiters.admit("search", userId)) {
+     *     return ResponseEntity.status(429).build();
+     * }
+     * }</pre>
+     * @param limitName a configured or annotated limit's name
+     * @param key the counter key, not blank
+     * @return whether the permit was taken
+     * @throws IllegalArgumentException for an unknown limit or a blank key
+     */
+    public boolean admit(String limitName, String key) {
+        return admit(this.registry.handle(limitName), key, 1);
+    }
+
+    /**
+     * Takes {@code cost} permits of a limit resolved once with {@link #handle(String)}, answering
+     * only whether they were taken.
+     * @param limit the limit
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the limit
+     * @return whether the permits were taken
+     */
+    public boolean admit(LimitRegistry.Handle limit, String key, long cost) {
+        boolean allowed = this.backend.admit(limit.definition(), key, cost);
+        record(limit, allowed);
+        return allowed;
+    }
+
+    /**
+     * Takes {@code cost} permits of a limit, on the quota of the caller's plan, building a
+     * {@link Decision} only for a rejection: for callers that need the numbers only to refuse the
+     * call (the annotation outside a web request). An admission allocates nothing on the local
+     * backend; a rejection is decided once more for its numbers, and that second decision is the
+     * call's (it may admit it after all).
+     * @param limit the limit
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the plan's limit
+     * @param plan the caller's plan, or null for the limit's own quota
+     * @return null when the permits were taken; else the rejection
+     */
+    public Decision rejection(LimitRegistry.Handle limit, String key, long cost, String plan) {
+        LimitDefinition definition = limit.definition(plan);
+        if (this.backend.admit(definition, key, cost)) {
+            record(limit, true);
+            return null;
+        }
+        Decision decision = decide(limit, definition, key, cost);
+        return decision.allowed() ? null : decision;
+    }
+
+    /** Counts a decision: a shadow limit's rejection apart, as what it would have rejected. */
+    private static void record(LimitRegistry.Handle limit, boolean allowed) {
+        if (!allowed && limit.isShadow()) {
+            limit.statistics().recordShadowRejected();
+        }
+        else {
+            limit.statistics().record(allowed);
+        }
+    }
+
+    /**
      * Takes {@code cost} permits of {@code limitName} for {@code key}, compared with the quota of the
      * caller's plan ({@code limiter.limits.<name>.plans.<plan>.limit}): the same counter whatever
      * the plan, so a caller who changes plan mid-window keeps its count.
@@ -114,12 +178,7 @@ public class RateLimiters {
 
     private Decision decide(LimitRegistry.Handle limit, LimitDefinition definition, String key, long cost) {
         Decision decision = this.backend.tryAcquire(definition, key, cost);
-        if (!decision.allowed() && limit.isShadow()) {
-            limit.statistics().recordShadowRejected();
-        }
-        else {
-            limit.statistics().record(decision.allowed());
-        }
+        record(limit, decision.allowed());
         return decision;
     }
 

@@ -27,7 +27,11 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.SlidingWindowCounter;
+import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.local.LocalBackend;
 
 /**
  * One decision, ours and the peers', in-process: the counter alone (its allocation-free
@@ -62,6 +66,31 @@ public class LocalBenchmarks {
             int index = this.next;
             this.next = (index + 1 == KEYS) ? 0 : index + 1;
             return KEY_NAMES[index];
+        }
+
+    }
+
+    /** The public API over a registry and a local backend made by hand: what the core gives without Spring. */
+    @State(Scope.Benchmark)
+    public static class Bare {
+
+        RateLimiters rateLimiters;
+
+        LocalBackend backend;
+
+        @Setup(Level.Trial)
+        public void start() {
+            LimitRegistry registry = new LimitRegistry();
+            registry.register(LimitDefinition.of("allow", NEVER_REACHED, Duration.ofSeconds(1), 10));
+            registry.register(LimitDefinition.of("reject", 1, Duration.ofHours(1), 10));
+            this.backend = new LocalBackend(TimeSource.ticking(), 1_000_000);
+            this.rateLimiters = new RateLimiters(registry, this.backend);
+            this.rateLimiters.tryAcquire("reject", "k");
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() {
+            this.backend.close();
         }
 
     }
@@ -182,6 +211,44 @@ public class LocalBenchmarks {
     @Benchmark
     public Object publicApiReject(Ours ours) {
         return ours.rateLimiters.tryAcquire("reject", "k");
+    }
+
+    /** What callers do with a decision: read it. Nothing escapes, so the JIT may drop the object. */
+    @Benchmark
+    public boolean publicApiAllowRead(Ours ours) {
+        return ours.rateLimiters.tryAcquire("allow", "k").allowed();
+    }
+
+    @Benchmark
+    public boolean publicApiRejectRead(Ours ours) {
+        return ours.rateLimiters.tryAcquire("reject", "k").allowed();
+    }
+
+    /** The verdict alone: what callers that need no more than yes or no can ask. */
+    @Benchmark
+    public boolean publicApiAdmit(Ours ours) {
+        return ours.rateLimiters.admit("allow", "k");
+    }
+
+    @Benchmark
+    public boolean publicApiAdmitReject(Ours ours) {
+        return ours.rateLimiters.admit("reject", "k");
+    }
+
+    /** The second harness style: the same public API over objects made by hand, no Spring context. */
+    @Benchmark
+    public boolean bareApiAllowRead(Bare bare) {
+        return bare.rateLimiters.tryAcquire("allow", "k").allowed();
+    }
+
+    @Benchmark
+    public boolean bareApiRejectRead(Bare bare) {
+        return bare.rateLimiters.tryAcquire("reject", "k").allowed();
+    }
+
+    @Benchmark
+    public boolean annotatedAllowRead(Ours ours) {
+        return ours.service.call("k") != null;
     }
 
     @Benchmark

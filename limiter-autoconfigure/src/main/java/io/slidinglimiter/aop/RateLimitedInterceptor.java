@@ -210,7 +210,10 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         }
     }
 
-    /** One limit: a decision and nothing else allocated when it admits outside a web request. */
+    /**
+     * One limit. Outside a web request nothing needs an admission's numbers, so none is made: only
+     * a rejection becomes a Decision, for the exception.
+     */
     private void enforce(LimitOperation limit, RateLimiters rateLimiters, MethodCallContext context,
             WebCall web) {
         if (!limit.appliesTo(context)) {
@@ -223,12 +226,18 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             return;
         }
         long cost = cost(limit, definition, context);
+        if (web == null) {
+            Decision rejection = rateLimiters.rejection(limit.limit(), key, cost, plan);
+            // A limit in shadow mode never rejects the call; its decision was counted.
+            if (rejection != null && !limit.limit().isShadow()) {
+                settle(List.of(new LimitRequest(definition, key, cost)), new Decisions(false, List.of(rejection)),
+                        null);
+            }
+            return;
+        }
         Decision decision = rateLimiters.tryAcquire(limit.limit(), key, cost, plan);
         // A limit in shadow mode never rejects the call; its decision is counted, and shown nowhere.
         boolean allowed = decision.allowed() || limit.limit().isShadow();
-        if (web == null && allowed) {
-            return;
-        }
         settle(List.of(new LimitRequest(definition, key, cost)), new Decisions(allowed, List.of(decision)), web);
     }
 

@@ -25,6 +25,20 @@ public interface RateLimitBackend extends AutoCloseable {
     Decision tryAcquire(LimitDefinition limit, String key, long cost);
 
     /**
+     * {@link #tryAcquire}, answering only whether the permits were taken: for callers that need no
+     * more, so that a backend that can decide without building a {@link Decision} does (the local
+     * backend allocates nothing here). By default, {@link #tryAcquire}'s answer.
+     * @param limit the limit's definition; its current {@code limit} applies
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the limit
+     * @return whether the permits were taken
+     * @throws IllegalArgumentException for a blank key or a cost outside 1..limit
+     */
+    default boolean admit(LimitDefinition limit, String key, long cost) {
+        return tryAcquire(limit, key, cost).allowed();
+    }
+
+    /**
      * Admits the call only if every request fits; otherwise consumes from none.
      * @param requests distinct (limit name, key) pairs
      * @return the decisions, in the order of the requests

@@ -57,6 +57,11 @@ public class RoutingBackend implements RateLimitBackend {
     }
 
     @Override
+    public boolean admit(LimitDefinition limit, String key, long cost) {
+        return backendFor(limit).admit(limit, key, cost);
+    }
+
+    @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         List<RateLimitBackend> backends = new ArrayList<>();
         List<List<Integer>> groups = groups(requests, backends);

@@ -55,6 +55,12 @@ public final class SlidingWindowCounter extends WindowCounter {
     private volatile Epoch epoch;
 
     /**
+     * The last rejection made without the monitor, given again while nothing changed: immutable, so
+     * a thread that reads it through a race reads it whole.
+     */
+    private Decision lastRejection;
+
+    /**
      * Creates an empty counter.
      * @param windowMillis the window length, a multiple of {@code subWindows} milliseconds
      * @param subWindows the number of slots, 1 to {@value LimitDefinition#MAX_SUB_WINDOWS}
@@ -87,9 +93,19 @@ public final class SlidingWindowCounter extends WindowCounter {
                 && definition.windowMillis() == windowMillis() && definition.subWindows() == this.geometry.slots;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A rejection equal to the last one made without the monitor is that object again, so that a key
+     * kept over its limit costs no allocation per call.
+     */
     @Override
     public Decision tryAcquire(long nowMillis, long cost, long limit) {
         checkCost(cost, limit);
+        boolean allowed;
+        long remaining;
+        long retryAfterMillis;
+        long resetAfterMillis;
         while (true) {
             Epoch epoch = this.epoch;
             long current = epoch.current;
@@ -98,19 +114,46 @@ public final class SlidingWindowCounter extends WindowCounter {
             long newestExpiry = newestExpiry(epoch);
             long outcome = decideOpen(epoch, current, nowMillis, cost, limit);
             if (outcome >= 0) {
-                return new Decision(true, limit, outcome, 0, capped(newestExpiry - nowMillis));
+                allowed = true;
+                remaining = outcome;
+                retryAfterMillis = 0;
+                resetAfterMillis = newestExpiry - nowMillis;
+                break;
             }
             if (outcome == LOCKED) {
-                return tryAcquireLocked(nowMillis, cost, limit);
+                Decision locked = tryAcquireLocked(nowMillis, cost, limit);
+                if (locked == null) {
+                    return null;
+                }
+                allowed = locked.allowed();
+                remaining = locked.remaining();
+                retryAfterMillis = locked.retryAfterMillis();
+                resetAfterMillis = locked.resetAfterMillis();
+                break;
             }
             if (outcome != LOST_RACE) {
-                long resetAfterMillis = resetAfterMillis(epoch, current, nowMillis);
-                long remaining = Math.max(0, limit - epoch.older - current);
+                resetAfterMillis = resetAfterMillis(epoch, current, nowMillis);
+                remaining = Math.max(0, limit - epoch.older - current);
                 if (stillOpen(epoch)) {
-                    return new Decision(false, limit, remaining, -outcome, capped(resetAfterMillis));
+                    allowed = false;
+                    retryAfterMillis = -outcome;
+                    break;
                 }
             }
         }
+        resetAfterMillis = capped(resetAfterMillis);
+        if (!allowed) {
+            // A key over its limit is told the same thing until time or a call moves it: said once.
+            Decision last = this.lastRejection;
+            if (last != null && last.limit() == limit && last.remaining() == remaining
+                    && last.retryAfterMillis() == retryAfterMillis && last.resetAfterMillis() == resetAfterMillis) {
+                return last;
+            }
+            last = new Decision(false, limit, remaining, retryAfterMillis, resetAfterMillis);
+            this.lastRejection = last;
+            return last;
+        }
+        return new Decision(true, limit, remaining, retryAfterMillis, resetAfterMillis);
     }
 
     @Override

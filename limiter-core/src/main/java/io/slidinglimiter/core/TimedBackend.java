@@ -69,6 +69,28 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public boolean admit(LimitDefinition limit, String key, long cost) {
+        Object observed = (this.observer != null) ? this.observer.deciding(limit.name()) : null;
+        long start = System.nanoTime();
+        Boolean allowed = null;
+        Throwable failure = null;
+        try {
+            allowed = this.delegate.admit(limit, key, cost);
+            return allowed;
+        }
+        catch (RuntimeException | Error ex) {
+            failure = ex;
+            throw ex;
+        }
+        finally {
+            this.durations.accept(System.nanoTime() - start);
+            if (this.observer != null) {
+                this.observer.decided(observed, allowed, failure);
+            }
+        }
+    }
+
+    @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         Object observed = (this.observer != null) ? this.observer.deciding(names(requests)) : null;
         long start = System.nanoTime();

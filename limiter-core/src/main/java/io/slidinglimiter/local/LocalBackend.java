@@ -130,6 +130,19 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
+    /** {@inheritDoc} Allocates nothing on a sliding window counter: its answer is one number. */
+    @Override
+    public boolean admit(LimitDefinition limit, String key, long cost) {
+        LimitRequest.checkCost(limit, cost);
+        long nowMillis = this.timeSource.currentTimeMillis();
+        while (true) {
+            long outcome = counterFor(limit, key, nowMillis).acquire(nowMillis, cost, limit.limit());
+            if (outcome != WindowCounter.RETIRED) {
+                return outcome >= 0;
+            }
+        }
+    }
+
     @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         if (requests.isEmpty()) {
