@@ -1,7 +1,6 @@
 package io.slidinglimiter.aop;
 
 import java.lang.reflect.Method;
-import java.util.Map;
 
 import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
@@ -19,7 +18,7 @@ final class MethodCallContext extends CallEvaluationContext {
 
     private final Object[] args;
 
-    private final Map<String, Integer> parameterIndex;
+    private final ParameterIndex parameterIndex;
 
     private final WebCall web;
 
@@ -28,7 +27,7 @@ final class MethodCallContext extends CallEvaluationContext {
     private final Throwable exception;
 
     MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
-            Map<String, Integer> parameterIndex, WebCall web) {
+            ParameterIndex parameterIndex, WebCall web) {
         this(parser, method, args, parameterIndex, web, null, null);
     }
 
@@ -37,7 +36,7 @@ final class MethodCallContext extends CallEvaluationContext {
      * {@code #exception}.
      */
     MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
-            Map<String, Integer> parameterIndex, WebCall web, Object result, Throwable exception) {
+            ParameterIndex parameterIndex, WebCall web, Object result, Throwable exception) {
         super(parser);
         this.method = method;
         this.args = args;
@@ -49,8 +48,8 @@ final class MethodCallContext extends CallEvaluationContext {
 
     @Override
     public Object lookupVariable(String name) {
-        Integer index = this.parameterIndex.get(name);
-        if (index != null) {
+        int index = this.parameterIndex.indexOf(name);
+        if (index >= 0) {
             return this.args[index];
         }
         return switch (name) {

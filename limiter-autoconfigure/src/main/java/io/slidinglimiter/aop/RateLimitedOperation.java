@@ -1,7 +1,6 @@
 package io.slidinglimiter.aop;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * The limits of one method, resolved once from its {@code @RateLimited} annotations.
@@ -13,11 +12,10 @@ import java.util.Map;
  * @param charged whether a limit settles the call's cost once it ended
  */
 public record RateLimitedOperation(List<LimitOperation> limits,
-        Map<String, Integer> parameterIndex, boolean reactive, boolean charged) {
+        ParameterIndex parameterIndex, boolean reactive, boolean charged) {
 
     public RateLimitedOperation {
         limits = List.copyOf(limits);
-        parameterIndex = Map.copyOf(parameterIndex);
     }
 
 }

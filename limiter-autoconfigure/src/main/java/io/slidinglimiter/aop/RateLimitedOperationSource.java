@@ -192,7 +192,7 @@ public final class RateLimitedOperationSource {
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
         }
-        return new RateLimitedOperation(limits, parameterIndex, ReactiveCalls.isReactive(method.getReturnType()),
+        return new RateLimitedOperation(limits, new ParameterIndex(parameterIndex), ReactiveCalls.isReactive(method.getReturnType()),
                 limits.stream().anyMatch((limit) -> limit.charge() != null));
     }
 
@@ -384,8 +384,7 @@ public final class RateLimitedOperationSource {
         Map<String, Integer> index = new HashMap<>();
         String[] names = this.parameterNames.getParameterNames(method);
         for (int i = 0; i < method.getParameterCount(); i++) {
-            // Interned: a compiled expression asks for its variables by constant names, so the
-            // look-up's equals() stops at identity.
+            // Interned: a compiled expression asks for its variables by constant names (ParameterIndex).
             index.put(("p" + i).intern(), i);
             index.put(("a" + i).intern(), i);
             if (names != null) {
