@@ -1,8 +1,16 @@
 package io.slidinglimiter.benchmarks;
 
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
 
 /**
  * The smallest application with the starter: one service with an annotated method.
@@ -14,6 +22,14 @@ public class BenchApplication {
     @Bean
     BenchService benchService() {
         return new BenchService();
+    }
+
+    /** A Spring advice that does nothing, on {@link NoopAdvised} methods: Spring AOP's own cost. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static Advisor noopAdvisor() {
+        return new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, NoopAdvised.class),
+                (MethodInterceptor) MethodInvocation::proceed);
     }
 
 }

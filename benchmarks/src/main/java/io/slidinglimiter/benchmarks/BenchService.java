@@ -29,4 +29,10 @@ public class BenchService {
         return key;
     }
 
+    /** Intercepted by an advice that does nothing: Spring AOP's own cost. */
+    @NoopAdvised
+    public String advised(String key) {
+        return key;
+    }
+
 }

@@ -272,6 +272,11 @@ public class LocalBenchmarks {
     }
 
     @Benchmark
+    public Object noopAdvisedCall(Ours ours) {
+        return ours.service.advised("k");
+    }
+
+    @Benchmark
     public Object unannotatedCall(Ours ours) {
         return ours.service.plain("k");
     }
