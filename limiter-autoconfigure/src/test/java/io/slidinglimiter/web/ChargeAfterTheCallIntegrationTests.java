@@ -10,7 +10,6 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -36,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ChargeAfterTheCallIntegrationTests {
 
-    private static final String[] PROPERTIES = { "server.port=0",
+    private static final String[] PROPERTIES = {
             "management.endpoints.web.exposure.include=ratelimiters,metrics",
             "limiter.limits.lookups.limit=2", "limiter.limits.lookups.window=1m",
             "limiter.http.rules[0].limit=lookups", "limiter.http.rules[0].path=/lookup/**",
@@ -69,8 +68,7 @@ class ChargeAfterTheCallIntegrationTests {
     @Test
     void onOneRedisSharedByTwoInstances() throws Exception {
         redis.call((connection) -> connection.flushall());
-        String[] onRedis = { "limiter.backend=redis", "spring.data.redis.host=127.0.0.1",
-                "spring.data.redis.port=" + redis.port() };
+        String[] onRedis = LocalHttp.onRedis(redis);
         try (ConfigurableApplicationContext first = start(onRedis);
                 ConfigurableApplicationContext second = start(onRedis)) {
             failedLoginsAloneCount(LocalHttp.of(first), LocalHttp.of(second));
@@ -145,10 +143,7 @@ class ChargeAfterTheCallIntegrationTests {
     }
 
     private static ConfigurableApplicationContext start(String... more) {
-        List<String> properties = new ArrayList<>(List.of(PROPERTIES));
-        properties.addAll(List.of(more));
-        return new SpringApplicationBuilder(ChargingApplication.class).properties(properties.toArray(String[]::new))
-                .run();
+        return LocalHttp.start(ChargingApplication.class, List.of(PROPERTIES), more);
     }
 
     @SpringBootConfiguration(proxyBeanMethods = false)

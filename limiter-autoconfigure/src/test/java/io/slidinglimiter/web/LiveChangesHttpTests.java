@@ -14,7 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -61,8 +60,7 @@ class LiveChangesHttpTests {
 
     @Test
     void onRedis(CapturedOutput output) throws Exception {
-        try (ConfigurableApplicationContext context = start("limiter.backend=redis",
-                "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port())) {
+        try (ConfigurableApplicationContext context = start(LocalHttp.onRedis(redis))) {
             changesApplyOnRefresh(LocalHttp.of(context), output);
         }
     }
@@ -118,26 +116,15 @@ class LiveChangesHttpTests {
     }
 
     private static List<Integer> statuses(LocalHttp http, String plan, int calls) throws Exception {
-        List<Integer> statuses = new ArrayList<>();
-        for (int i = 0; i < calls; i++) {
-            HttpRequest.Builder request = http.request("/live");
-            if (plan != null) {
-                request.header("X-Plan", plan);
-            }
-            statuses.add(http.send(request).statusCode());
-        }
-        return statuses;
+        return http.statuses(calls, () -> (plan != null) ? http.request("/live").header("X-Plan", plan)
+                : http.request("/live"));
     }
 
     private ConfigurableApplicationContext start(String... more) throws Exception {
         configure("limit: 3", "window: 1m");
-        List<String> properties = new ArrayList<>(List.of("server.port=0",
-                "management.endpoints.web.exposure.include=ratelimiters,refresh",
+        return LocalHttp.start(LiveApplication.class, List.of("management.endpoints.web.exposure.include=ratelimiters,refresh",
                 "spring.config.additional-location=file:" + this.config + "/",
-                "limiter.limits.live.plan=#request.getHeader('X-Plan')"));
-        properties.addAll(List.of(more));
-        return new SpringApplicationBuilder(LiveApplication.class).properties(properties.toArray(String[]::new))
-                .run();
+                "limiter.limits.live.plan=#request.getHeader('X-Plan')"), more);
     }
 
     @SpringBootConfiguration(proxyBeanMethods = false)

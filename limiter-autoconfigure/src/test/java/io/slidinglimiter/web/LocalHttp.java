@@ -5,8 +5,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+
+import io.slidinglimiter.redis.RedisServer;
 
 /**
  * Real HTTP requests to the test server on this machine.
@@ -28,6 +35,44 @@ final class LocalHttp {
      */
     static LocalHttp of(ConfigurableApplicationContext context) {
         return new LocalHttp(((WebServerApplicationContext) context).getWebServer().getPort());
+    }
+
+    /**
+     * Starts a test application on a port of its own.
+     * @param application its configuration class
+     * @param properties its properties
+     * @param more properties added after them, which win
+     * @return the running application
+     */
+    static ConfigurableApplicationContext start(Class<?> application, List<String> properties, String... more) {
+        List<String> all = new ArrayList<>(properties);
+        all.add("server.port=0");
+        all.addAll(List.of(more));
+        return new SpringApplicationBuilder(application).properties(all.toArray(String[]::new)).run();
+    }
+
+    /**
+     * The properties that put every limit of an application on a test Redis.
+     * @param redis the test's redis-server
+     * @return the properties
+     */
+    static String[] onRedis(RedisServer redis) {
+        return new String[] { "limiter.backend=redis", "spring.data.redis.host=127.0.0.1",
+                "spring.data.redis.port=" + redis.port() };
+    }
+
+    /**
+     * The statuses of requests sent one after the other.
+     * @param calls how many
+     * @param request a new request each time
+     * @return their statuses, in order
+     */
+    List<Integer> statuses(int calls, Supplier<HttpRequest.Builder> request) throws Exception {
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            statuses.add(send(request.get()).statusCode());
+        }
+        return statuses;
     }
 
     HttpRequest.Builder request(String path) {

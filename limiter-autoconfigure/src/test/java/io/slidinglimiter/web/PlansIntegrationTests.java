@@ -1,7 +1,7 @@
 package io.slidinglimiter.web;
 
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -11,7 +11,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -56,8 +55,7 @@ class PlansIntegrationTests {
 
     @Test
     void onRedis(CapturedOutput output) throws Exception {
-        try (ConfigurableApplicationContext context = start("limiter.backend=redis",
-                "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port())) {
+        try (ConfigurableApplicationContext context = start(LocalHttp.onRedis(redis))) {
             eachCallIsComparedWithItsPlansQuota(LocalHttp.of(context), context.getBean(RateLimiters.class), output);
         }
     }
@@ -103,28 +101,27 @@ class PlansIntegrationTests {
 
     private static List<Integer> statuses(LocalHttp http, String path, String customer, String plan, int calls)
             throws Exception {
-        List<Integer> statuses = new ArrayList<>();
-        for (int i = 0; i < calls; i++) {
-            statuses.add(call(http, path, customer, plan).statusCode());
-        }
-        return statuses;
+        return http.statuses(calls, () -> request(http, path, customer, plan));
     }
 
     private static HttpResponse<String> call(LocalHttp http, String path, String customer, String plan)
             throws Exception {
-        var request = http.request(path);
+        return http.send(request(http, path, customer, plan));
+    }
+
+    private static HttpRequest.Builder request(LocalHttp http, String path, String customer, String plan) {
+        HttpRequest.Builder request = http.request(path);
         if (customer != null) {
             request.header("X-Customer", customer);
         }
         if (plan != null) {
             request.header("X-Plan", plan);
         }
-        return http.send(request);
+        return request;
     }
 
     private static ConfigurableApplicationContext start(String... more) {
-        List<String> properties = new ArrayList<>(List.of("server.port=0",
-                "management.endpoints.web.exposure.include=ratelimiters",
+        return LocalHttp.start(PlansApplication.class, List.of("management.endpoints.web.exposure.include=ratelimiters",
                 "limiter.limits.api.limit=2", "limiter.limits.api.window=1m",
                 "limiter.limits.api.plan=#request.getHeader('X-Plan')", "limiter.limits.api.plans.pro.limit=4",
                 "limiter.limits.files.limit=1", "limiter.limits.files.window=1m",
@@ -132,10 +129,7 @@ class PlansIntegrationTests {
                 "limiter.limits.search.limit=1", "limiter.limits.search.window=1m",
                 "limiter.limits.search.plans.team.limit=2",
                 "limiter.http.rules[0].limit=files", "limiter.http.rules[0].path=/files/**",
-                "limiter.http.rules[0].key=#request.getHeader('X-Customer')"));
-        properties.addAll(List.of(more));
-        return new SpringApplicationBuilder(PlansApplication.class).properties(properties.toArray(String[]::new))
-                .run();
+                "limiter.http.rules[0].key=#request.getHeader('X-Customer')"), more);
     }
 
     @SpringBootConfiguration(proxyBeanMethods = false)

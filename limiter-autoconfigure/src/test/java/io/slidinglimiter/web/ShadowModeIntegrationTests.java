@@ -10,7 +10,6 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -49,8 +48,7 @@ class ShadowModeIntegrationTests {
 
     @Test
     void onRedis() throws Exception {
-        try (ConfigurableApplicationContext context = start("limiter.backend=redis",
-                "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port())) {
+        try (ConfigurableApplicationContext context = start(LocalHttp.onRedis(redis))) {
             shadowLimitsNeverRejectAndCountWhatTheyWouldHave(LocalHttp.of(context));
         }
     }
@@ -79,14 +77,10 @@ class ShadowModeIntegrationTests {
     }
 
     private static ConfigurableApplicationContext start(String... more) {
-        List<String> properties = new ArrayList<>(List.of("server.port=0",
-                "management.endpoints.web.exposure.include=ratelimiters,metrics",
+        return LocalHttp.start(ShadowApplication.class, List.of("management.endpoints.web.exposure.include=ratelimiters,metrics",
                 "limiter.limits.greet.limit=3", "limiter.limits.greet.window=1m", "limiter.limits.greet.shadow=true",
                 "limiter.limits.news.limit=2", "limiter.limits.news.window=1m", "limiter.limits.news.shadow=true",
-                "limiter.http.rules[0].limit=news", "limiter.http.rules[0].path=/news/**"));
-        properties.addAll(List.of(more));
-        return new SpringApplicationBuilder(ShadowApplication.class).properties(properties.toArray(String[]::new))
-                .run();
+                "limiter.http.rules[0].limit=news", "limiter.http.rules[0].path=/news/**"), more);
     }
 
     @SpringBootConfiguration(proxyBeanMethods = false)

@@ -48,67 +48,62 @@ public class TimedBackend implements RateLimitBackend {
 
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
-        Object observed = (this.observer != null) ? this.observer.deciding(limit.name()) : null;
+        Object observed = deciding(limit.name());
         long start = System.nanoTime();
-        Decision decision = null;
-        Throwable failure = null;
+        Decision decision;
         try {
             decision = this.delegate.tryAcquire(limit, key, cost);
-            return decision;
         }
         catch (RuntimeException | Error ex) {
-            failure = ex;
+            decided(observed, start, null, ex);
             throw ex;
         }
-        finally {
-            this.durations.accept(System.nanoTime() - start);
-            if (this.observer != null) {
-                this.observer.decided(observed, (decision != null) ? decision.allowed() : null, failure);
-            }
-        }
+        decided(observed, start, decision.allowed(), null);
+        return decision;
     }
 
     @Override
     public boolean admit(LimitDefinition limit, String key, long cost) {
-        Object observed = (this.observer != null) ? this.observer.deciding(limit.name()) : null;
+        Object observed = deciding(limit.name());
         long start = System.nanoTime();
-        Boolean allowed = null;
-        Throwable failure = null;
+        boolean allowed;
         try {
             allowed = this.delegate.admit(limit, key, cost);
-            return allowed;
         }
         catch (RuntimeException | Error ex) {
-            failure = ex;
+            decided(observed, start, null, ex);
             throw ex;
         }
-        finally {
-            this.durations.accept(System.nanoTime() - start);
-            if (this.observer != null) {
-                this.observer.decided(observed, allowed, failure);
-            }
-        }
+        decided(observed, start, allowed, null);
+        return allowed;
     }
 
     @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
-        Object observed = (this.observer != null) ? this.observer.deciding(names(requests)) : null;
+        Object observed = (this.observer != null) ? deciding(names(requests)) : null;
         long start = System.nanoTime();
-        Decisions decisions = null;
-        Throwable failure = null;
+        Decisions decisions;
         try {
             decisions = this.delegate.tryAcquireAll(requests);
-            return decisions;
         }
         catch (RuntimeException | Error ex) {
-            failure = ex;
+            decided(observed, start, null, ex);
             throw ex;
         }
-        finally {
-            this.durations.accept(System.nanoTime() - start);
-            if (this.observer != null) {
-                this.observer.decided(observed, (decisions != null) ? decisions.allowed() : null, failure);
-            }
+        decided(observed, start, decisions.allowed(), null);
+        return decisions;
+    }
+
+    /** What the observer keeps of a decision that starts, or null without one. */
+    private Object deciding(String limitNames) {
+        return (this.observer != null) ? this.observer.deciding(limitNames) : null;
+    }
+
+    /** Times a decision that ended, and tells the observer how: allowed or not, or what it threw. */
+    private void decided(Object observed, long start, Boolean allowed, Throwable failure) {
+        this.durations.accept(System.nanoTime() - start);
+        if (this.observer != null) {
+            this.observer.decided(observed, allowed, failure);
         }
     }
 
