@@ -1,7 +1,6 @@
 package io.slidinglimiter.aop;
 
 import java.util.Map;
-import java.util.Set;
 
 /**
  * A method's parameters by the names expressions use ({@code userId}, {@code p0}, {@code a0}), for
@@ -46,11 +45,6 @@ public final class ParameterIndex {
             }
         }
         return -1;
-    }
-
-    /** @return every name a parameter can be referred to by */
-    public Set<String> names() {
-        return Set.of(this.names);
     }
 
 }

@@ -192,7 +192,8 @@ public final class RateLimitedOperationSource {
         if (!problems.isEmpty()) {
             throw new InvalidLimiterConfigurationException(problems);
         }
-        return new RateLimitedOperation(limits, new ParameterIndex(parameterIndex), ReactiveCalls.isReactive(method.getReturnType()),
+        return new RateLimitedOperation(limits, new ParameterIndex(parameterIndex),
+                ReactiveCalls.isReactive(method.getReturnType()),
                 limits.stream().anyMatch((limit) -> limit.charge() != null));
     }
 

@@ -82,7 +82,8 @@ class LiveChangesHttpTests {
         refresh(http);
         assertThat(output.getOut()).contains("The new value of limiter.limits.live.limit Limit 'live': limit must be"
                 + " greater than 0 but was 0: limit 'live' keeps its values.");
-        assertThat(http.get("/actuator/ratelimiters/live").body()).contains("\"limit\":5").contains("\"window\":\"PT2M\"");
+        assertThat(http.get("/actuator/ratelimiters/live").body()).contains("\"limit\":5")
+                .contains("\"window\":\"PT2M\"");
         assertThat(statuses(http, 1)).containsExactly(429);
 
         configure("limit: 5", "window: 2m", "sub-windows: 12", "plans.pro.limit: 8");
@@ -96,8 +97,10 @@ class LiveChangesHttpTests {
         for (String line : lines) {
             if (line.startsWith("plans.")) {
                 yaml.add("      plans:");
-                yaml.add("        " + line.substring("plans.".length()).replace(".limit:", ":") .replaceFirst("^(\\w+):",
-                        "$1: { limit:") + " }");
+                // plans.pro.limit: 8 -> pro: { limit: 8 }
+                String plan = line.substring("plans.".length(), line.indexOf(".limit:"));
+                yaml.add("        " + plan + ": { limit:" + line.substring(line.indexOf(".limit:") + ".limit:".length())
+                        + " }");
             }
             else {
                 yaml.add("      " + line);
@@ -122,7 +125,8 @@ class LiveChangesHttpTests {
 
     private ConfigurableApplicationContext start(String... more) throws Exception {
         configure("limit: 3", "window: 1m");
-        return LocalHttp.start(LiveApplication.class, List.of("management.endpoints.web.exposure.include=ratelimiters,refresh",
+        return LocalHttp.start(LiveApplication.class, List.of(
+                "management.endpoints.web.exposure.include=ratelimiters,refresh",
                 "spring.config.additional-location=file:" + this.config + "/",
                 "limiter.limits.live.plan=#request.getHeader('X-Plan')"), more);
     }

@@ -77,7 +77,8 @@ class ShadowModeIntegrationTests {
     }
 
     private static ConfigurableApplicationContext start(String... more) {
-        return LocalHttp.start(ShadowApplication.class, List.of("management.endpoints.web.exposure.include=ratelimiters,metrics",
+        return LocalHttp.start(ShadowApplication.class, List.of(
+                "management.endpoints.web.exposure.include=ratelimiters,metrics",
                 "limiter.limits.greet.limit=3", "limiter.limits.greet.window=1m", "limiter.limits.greet.shadow=true",
                 "limiter.limits.news.limit=2", "limiter.limits.news.window=1m", "limiter.limits.news.shadow=true",
                 "limiter.http.rules[0].limit=news", "limiter.http.rules[0].path=/news/**"), more);

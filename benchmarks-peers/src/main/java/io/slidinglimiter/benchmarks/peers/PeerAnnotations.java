@@ -48,7 +48,8 @@ public final class PeerAnnotations {
      * @param withCacheManager whether the application declares the JCache CacheManager itself
      */
     static ConfigurableApplicationContext bucket4j(boolean withCacheManager) {
-        return new SpringApplicationBuilder(withCacheManager ? Bucket4jWithCacheManager.class : Bucket4jApplication.class).web(WebApplicationType.NONE)
+        Class<?> application = withCacheManager ? Bucket4jWithCacheManager.class : Bucket4jApplication.class;
+        return new SpringApplicationBuilder(application).web(WebApplicationType.NONE)
                 .logStartupInfo(false)
                 .properties("logging.level.root=warn", "bucket4j.cache-to-use=jcache",
                         // Resilience4j's starter, on the same class path, would stop this context.
@@ -84,7 +85,8 @@ public final class PeerAnnotations {
                         + context.getBean(Bucket4jService.class).call("k"));
             }
             catch (Throwable ex) {
-                System.out.println("Bucket4j starter @RateLimiting on Spring Boot 4" + how + ": fails: " + rootCause(ex));
+                System.out.println("Bucket4j starter @RateLimiting on Spring Boot 4" + how + ": fails: "
+                        + rootCause(ex));
             }
         }
     }
@@ -162,7 +164,8 @@ public final class PeerAnnotations {
         @Bean
         javax.cache.CacheManager jcacheManager() {
             javax.cache.CacheManager manager = javax.cache.Caching
-                    .getCachingProvider("com.github.benmanes.caffeine.jcache.spi.CaffeineCachingProvider").getCacheManager();
+                    .getCachingProvider("com.github.benmanes.caffeine.jcache.spi.CaffeineCachingProvider")
+                    .getCacheManager();
             if (manager.getCache("buckets") == null) {
                 manager.createCache("buckets", new javax.cache.configuration.MutableConfiguration<>());
             }
