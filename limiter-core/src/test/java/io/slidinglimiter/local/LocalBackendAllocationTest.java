@@ -15,12 +15,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What a warmed-up decision allocates on the local backend, counted by the JVM for this thread
- * ({@code getCurrentThreadAllocatedBytes}), not timed: a verdict ({@code admit}) allocates nothing,
+ * ({@code getCurrentThreadAllocatedBytes}) over 100 000 calls, not timed: a verdict ({@code admit}) allocates nothing,
  * allowed or rejected, and a key kept over its limit is told its rejection without a new object.
  */
 class LocalBackendAllocationTest {
 
     private static final int CALLS = 100_000;
+
+    private static final int ROUNDS = 3;
 
     private final ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
 
@@ -42,7 +44,11 @@ class LocalBackendAllocationTest {
                 .isEqualTo(rejection.retryAfterMillis() - 1);
     }
 
-    /** Bytes this thread allocated per call, over a round after a warm-up round. */
+    /**
+     * Bytes this thread allocated per call, in the quietest of a few rounds after a warm-up round: a
+     * decision that allocates shows in every round, while the JVM's own one-off work (linking a call
+     * site, a deoptimization) lands in one round at most.
+     */
     private static double bytesPerCall(Call call) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
                 .getThreadMXBean();
@@ -50,13 +56,16 @@ class LocalBackendAllocationTest {
         for (int i = 0; i < CALLS; i++) {
             admitted += call.decide() ? 1 : 0;
         }
-        long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < CALLS; i++) {
-            admitted += call.decide() ? 1 : 0;
+        long fewest = Long.MAX_VALUE;
+        for (int round = 0; round < ROUNDS; round++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < CALLS; i++) {
+                admitted += call.decide() ? 1 : 0;
+            }
+            fewest = Math.min(fewest, threads.getCurrentThreadAllocatedBytes() - before);
         }
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        assertThat(admitted).isIn(0, 2 * CALLS);
-        return (double) allocated / CALLS;
+        assertThat(admitted).isIn(0, (ROUNDS + 1) * CALLS);
+        return (double) fewest / CALLS;
     }
 
     private RateLimiters rateLimiters() {
