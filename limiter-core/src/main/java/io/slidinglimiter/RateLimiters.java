@@ -116,8 +116,7 @@ public class RateLimiters {
      * Takes {@code cost} permits of a limit, on the quota of the caller's plan, building a
      * {@link Decision} only for a rejection: for callers that need the numbers only to refuse the
      * call (the annotation outside a web request). An admission allocates nothing on the local
-     * backend; a rejection is decided once more for its numbers, and that second decision is the
-     * call's (it may admit it after all).
+     * backend.
      * @param limit the limit
      * @param key the counter key, not blank
      * @param cost the permits to take, between 1 and the plan's limit
@@ -125,13 +124,9 @@ public class RateLimiters {
      * @return null when the permits were taken; else the rejection
      */
     public Decision rejection(LimitRegistry.Handle limit, String key, long cost, String plan) {
-        LimitDefinition definition = limit.definition(plan);
-        if (this.backend.admit(definition, key, cost)) {
-            record(limit, true);
-            return null;
-        }
-        Decision decision = decide(limit, definition, key, cost);
-        return decision.allowed() ? null : decision;
+        Decision rejection = this.backend.rejection(limit.definition(plan), key, cost);
+        record(limit, rejection == null);
+        return rejection;
     }
 
     /** Counts a decision: a shadow limit's rejection apart, as what it would have rejected. */

@@ -56,9 +56,7 @@ class StartupHygieneTests {
             context.getBean(RateLimiters.class).tryAcquire("Greeter.greet", "*");
             // The three annotated calls are decided through RateLimiters too, and so is the direct one.
             assertThat(calls.rateLimiters).hasValue(4);
-            // Outside a web request an annotated call asks the backend for a verdict; the rejected one
-            // is then decided once more, for the numbers of its exception.
-            assertThat(calls.backend).hasValue(5);
+            assertThat(calls.backend).hasValue(4);
         }
         assertNoPostProcessorWarningAboutTheLimiter(output);
     }

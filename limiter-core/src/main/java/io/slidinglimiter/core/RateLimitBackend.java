@@ -39,6 +39,21 @@ public interface RateLimitBackend extends AutoCloseable {
     }
 
     /**
+     * {@link #tryAcquire}, answering with a {@link Decision} only for a rejection: for callers that
+     * need the numbers only to refuse the call. One decision, as a timer or an observation of the
+     * backend counts it; by default {@link #tryAcquire}'s.
+     * @param limit the limit's definition; its current {@code limit} applies
+     * @param key the counter key, not blank
+     * @param cost the permits to take, between 1 and the limit
+     * @return null when the permits were taken; else the rejection
+     * @throws IllegalArgumentException for a blank key or a cost outside 1..limit
+     */
+    default Decision rejection(LimitDefinition limit, String key, long cost) {
+        Decision decision = tryAcquire(limit, key, cost);
+        return decision.allowed() ? null : decision;
+    }
+
+    /**
      * Admits the call only if every request fits; otherwise consumes from none.
      * @param requests distinct (limit name, key) pairs
      * @return the decisions, in the order of the requests

@@ -62,6 +62,11 @@ public class RoutingBackend implements RateLimitBackend {
     }
 
     @Override
+    public Decision rejection(LimitDefinition limit, String key, long cost) {
+        return backendFor(limit).rejection(limit, key, cost);
+    }
+
+    @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         List<RateLimitBackend> backends = new ArrayList<>();
         List<List<Integer>> groups = groups(requests, backends);

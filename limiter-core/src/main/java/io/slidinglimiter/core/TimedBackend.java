@@ -79,6 +79,22 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public Decision rejection(LimitDefinition limit, String key, long cost) {
+        Object observed = deciding(limit.name());
+        long start = System.nanoTime();
+        Decision rejection;
+        try {
+            rejection = this.delegate.rejection(limit, key, cost);
+        }
+        catch (RuntimeException | Error ex) {
+            decided(observed, start, null, ex);
+            throw ex;
+        }
+        decided(observed, start, rejection == null, null);
+        return rejection;
+    }
+
+    @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         Object observed = (this.observer != null) ? deciding(names(requests)) : null;
         long start = System.nanoTime();

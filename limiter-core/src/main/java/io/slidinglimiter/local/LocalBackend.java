@@ -143,6 +143,19 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
+    /**
+     * {@inheritDoc} An admission allocates nothing, as {@link #admit}; a rejection, which changes
+     * nothing, is decided once more for its numbers (and the call admitted if that one admits it).
+     */
+    @Override
+    public Decision rejection(LimitDefinition limit, String key, long cost) {
+        if (admit(limit, key, cost)) {
+            return null;
+        }
+        Decision decision = tryAcquire(limit, key, cost);
+        return decision.allowed() ? null : decision;
+    }
+
     @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         if (requests.isEmpty()) {
