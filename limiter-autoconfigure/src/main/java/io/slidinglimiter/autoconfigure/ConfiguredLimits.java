@@ -72,8 +72,24 @@ final class ConfiguredLimits {
      */
     static Backend backendOf(LimiterProperties properties, String limitName) {
         LimiterProperties.Limit configured = properties.getLimits().get(limitName);
-        return (configured != null && configured.getBackend() != null) ? configured.getBackend()
-                : properties.getBackend();
+        return (configured != null) ? backendOf(configured, properties.getBackend()) : properties.getBackend();
+    }
+
+    private static Backend backendOf(LimiterProperties.Limit limit, Backend defaultBackend) {
+        return (limit.getBackend() != null) ? limit.getBackend() : defaultBackend;
+    }
+
+    /**
+     * The problem of a limit, or of a plan's limit, that a Redis limit's scripts cannot count
+     * exactly ({@code property} holds it, {@code prefix} names the limit); null when there is none.
+     */
+    private static Problem beyondRedis(String prefix, String property, long value, Backend backend) {
+        if (backend != Backend.REDIS || value <= RedisBackend.MAX_LIMIT) {
+            return null;
+        }
+        return new Problem(property, "is " + value + ", more than Redis counts exactly (" + RedisBackend.MAX_LIMIT
+                + ", 2^53 - 1: its scripts count in doubles)", "Set " + property + " to at most "
+                        + RedisBackend.MAX_LIMIT + ", or " + prefix + ".backend to local.");
     }
 
     /**
@@ -97,12 +113,10 @@ final class ConfiguredLimits {
         if (limit.getLimit() == null || limit.getWindow() == null) {
             return null;
         }
-        Backend backend = (limit.getBackend() != null) ? limit.getBackend() : defaultBackend;
-        if (backend == Backend.REDIS && limit.getLimit() > RedisBackend.MAX_LIMIT) {
-            problems.add(new Problem(prefix + ".limit", "is " + limit.getLimit() + ", more than Redis counts exactly ("
-                    + RedisBackend.MAX_LIMIT + ", 2^53 - 1: its scripts count in doubles)",
-                    "Set " + prefix + ".limit to at most " + RedisBackend.MAX_LIMIT + ", or " + prefix
-                            + ".backend to local."));
+        Problem beyondRedis = beyondRedis(prefix, prefix + ".limit", limit.getLimit(),
+                backendOf(limit, defaultBackend));
+        if (beyondRedis != null) {
+            problems.add(beyondRedis);
         }
         int subWindows = (limit.getSubWindows() != null) ? limit.getSubWindows() : defaultSubWindows;
         try {
@@ -129,21 +143,21 @@ final class ConfiguredLimits {
      */
     static Map<String, Long> plans(String name, LimiterProperties.Limit limit, Backend defaultBackend,
             List<Problem> problems) {
-        Backend backend = (limit.getBackend() != null) ? limit.getBackend() : defaultBackend;
+        Backend backend = backendOf(limit, defaultBackend);
+        String prefix = LimitPropertyNames.of(name);
         Map<String, Long> plans = new LinkedHashMap<>();
         int before = problems.size();
         limit.getPlans().forEach((plan, quota) -> {
-            String property = LimitPropertyNames.of(name) + ".plans." + plan + ".limit";
+            String property = prefix + ".plans." + plan + ".limit";
             Long planLimit = (quota != null) ? quota.getLimit() : null;
+            Problem beyondRedis = (planLimit != null) ? beyondRedis(prefix, property, planLimit, backend) : null;
             if (planLimit == null || planLimit <= 0) {
                 problems.add(new Problem(property, (planLimit == null) ? "is missing"
                         : "must be greater than 0 but was " + planLimit, "Set " + property
                                 + " to the permits per window of callers on plan '" + plan + "', for example 100."));
             }
-            else if (backend == Backend.REDIS && planLimit > RedisBackend.MAX_LIMIT) {
-                problems.add(new Problem(property, "is " + planLimit + ", more than Redis counts exactly ("
-                        + RedisBackend.MAX_LIMIT + ")", "Set " + property + " to at most " + RedisBackend.MAX_LIMIT
-                                + "."));
+            else if (beyondRedis != null) {
+                problems.add(beyondRedis);
             }
             else {
                 plans.put(plan, planLimit);

@@ -4,9 +4,8 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -24,7 +23,6 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.core.ManualTimeSource;
-import io.slidinglimiter.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,17 +39,8 @@ class ChargeAfterTheCallIntegrationTests {
             "limiter.http.rules[0].limit=lookups", "limiter.http.rules[0].path=/lookup/**",
             "limiter.http.rules[0].charge=#status == 404 ? 1 : 0" };
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
 
     @Test
     void onTheLocalBackend() throws Exception {
@@ -67,8 +56,8 @@ class ChargeAfterTheCallIntegrationTests {
 
     @Test
     void onOneRedisSharedByTwoInstances() throws Exception {
-        redis.call((connection) -> connection.flushall());
-        String[] onRedis = LocalHttp.onRedis(redis);
+        redis.server().call((connection) -> connection.flushall());
+        String[] onRedis = redis.properties();
         try (ConfigurableApplicationContext first = start(onRedis);
                 ConfigurableApplicationContext second = start(onRedis)) {
             failedLoginsAloneCount(LocalHttp.of(first), LocalHttp.of(second));

@@ -6,10 +6,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -22,7 +21,6 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
-import io.slidinglimiter.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,20 +34,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class LiveChangesHttpTests {
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
 
     @TempDir
     Path config;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
 
     @Test
     void onTheLocalBackend(CapturedOutput output) throws Exception {
@@ -60,7 +49,7 @@ class LiveChangesHttpTests {
 
     @Test
     void onRedis(CapturedOutput output) throws Exception {
-        try (ConfigurableApplicationContext context = start(LocalHttp.onRedis(redis))) {
+        try (ConfigurableApplicationContext context = start(redis.properties())) {
             changesApplyOnRefresh(LocalHttp.of(context), output);
         }
     }

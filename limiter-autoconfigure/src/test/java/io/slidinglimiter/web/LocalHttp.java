@@ -13,8 +13,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import io.slidinglimiter.redis.RedisServer;
-
 /**
  * Real HTTP requests to the test server on this machine.
  */
@@ -49,16 +47,6 @@ final class LocalHttp {
         all.add("server.port=0");
         all.addAll(List.of(more));
         return new SpringApplicationBuilder(application).properties(all.toArray(String[]::new)).run();
-    }
-
-    /**
-     * The properties that put every limit of an application on a test Redis.
-     * @param redis the test's redis-server
-     * @return the properties
-     */
-    static String[] onRedis(RedisServer redis) {
-        return new String[] { "limiter.backend=redis", "spring.data.redis.host=127.0.0.1",
-                "spring.data.redis.port=" + redis.port() };
     }
 
     /**

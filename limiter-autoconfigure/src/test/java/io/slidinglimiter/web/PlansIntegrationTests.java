@@ -4,10 +4,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -21,7 +20,6 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.annotation.RateLimited;
-import io.slidinglimiter.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,17 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class PlansIntegrationTests {
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
 
     @Test
     void onTheLocalBackend(CapturedOutput output) throws Exception {
@@ -55,7 +44,7 @@ class PlansIntegrationTests {
 
     @Test
     void onRedis(CapturedOutput output) throws Exception {
-        try (ConfigurableApplicationContext context = start(LocalHttp.onRedis(redis))) {
+        try (ConfigurableApplicationContext context = start(redis.properties())) {
             eachCallIsComparedWithItsPlansQuota(LocalHttp.of(context), context.getBean(RateLimiters.class), output);
         }
     }

@@ -4,9 +4,8 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -16,7 +15,6 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
-import io.slidinglimiter.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,17 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ShadowModeIntegrationTests {
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
 
     @Test
     void onTheLocalBackend() throws Exception {
@@ -48,7 +37,7 @@ class ShadowModeIntegrationTests {
 
     @Test
     void onRedis() throws Exception {
-        try (ConfigurableApplicationContext context = start(LocalHttp.onRedis(redis))) {
+        try (ConfigurableApplicationContext context = start(redis.properties())) {
             shadowLimitsNeverRejectAndCountWhatTheyWouldHave(LocalHttp.of(context));
         }
     }
