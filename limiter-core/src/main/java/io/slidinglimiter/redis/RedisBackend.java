@@ -2,6 +2,7 @@ package io.slidinglimiter.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
 import io.slidinglimiter.Decision;
@@ -49,6 +51,10 @@ public final class RedisBackend implements RateLimitBackend {
 
     private static final byte[] SETTLE = bytes("settle");
 
+    private static final byte[] LEASE = bytes("lease");
+
+    private static final byte[] GIVE_BACK = bytes("give-back");
+
     private static final byte[] REDIS_TIME = new byte[0];
 
     private static final byte[] ZERO = bytes("0");
@@ -61,6 +67,9 @@ public final class RedisBackend implements RateLimitBackend {
 
     private final ToIntFunction<byte[]> slotOf;
 
+    /** The time every script is handed, for tests that replay a schedule; null in production: Redis time. */
+    private final LongSupplier fixedTime;
+
     /**
      * Creates the backend.
      * @param runner runs the script
@@ -68,9 +77,31 @@ public final class RedisBackend implements RateLimitBackend {
      * @param slotOf the Cluster hash slot of a key, or null when Redis is not a Cluster
      */
     public RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf) {
+        this(runner, keys, slotOf, null);
+    }
+
+    private RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf, LongSupplier fixedTime) {
         this.runner = runner;
         this.keys = keys;
         this.slotOf = slotOf;
+        this.fixedTime = fixedTime;
+    }
+
+    /**
+     * A backend whose scripts decide, refund, settle, lease and peek at the time {@code clock} gives
+     * instead of Redis time: for tests that replay a schedule through the whole stack above it.
+     * @param runner runs the script
+     * @param keys the key scheme
+     * @param clock the time of every script call, in epoch milliseconds
+     * @return the backend
+     */
+    static RedisBackend atTime(RedisScriptRunner runner, RedisKeys keys, LongSupplier clock) {
+        return new RedisBackend(runner, keys, null, clock);
+    }
+
+    /** The time a script is handed: empty (the script reads Redis TIME), or a test's fixed time. */
+    private byte[] now() {
+        return (this.fixedTime != null) ? bytes(Long.toString(this.fixedTime.getAsLong())) : REDIS_TIME;
     }
 
     @Override
@@ -120,7 +151,7 @@ public final class RedisBackend implements RateLimitBackend {
         List<List<Integer>> groups = groups(requests);
         for (int g = 0; g < groups.size(); g++) {
             List<LimitRequest> selected = SplitDecision.select(requests, groups.get(g));
-            run(REFUND, REDIS_TIME, bytes(Long.toString(decidedAtMillis(taken, groups.size(), g))),
+            run(REFUND, now(), bytes(Long.toString(decidedAtMillis(taken, groups.size(), g))),
                     keysOf(selected), limitsOf(selected), costsOf(selected));
         }
     }
@@ -134,7 +165,7 @@ public final class RedisBackend implements RateLimitBackend {
      */
     @Override
     public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
-        settle(REDIS_TIME, requests, taken, charges);
+        settle(now(), requests, taken, charges);
     }
 
     /**
@@ -200,7 +231,7 @@ public final class RedisBackend implements RateLimitBackend {
     @Override
     public KeyUsage usage(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
-        List<Long> reply = run(PEEK, REDIS_TIME, REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) },
+        List<Long> reply = run(PEEK, now(), REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) },
                 List.of(limit), new long[] { 1 });
         return new KeyUsage(reply.get(2 + 4), decision(reply, 0, limit.limit()));
     }
@@ -208,7 +239,7 @@ public final class RedisBackend implements RateLimitBackend {
     @Override
     public void reset(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
-        run(RESET, REDIS_TIME, REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) }, List.of(limit),
+        run(RESET, now(), REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) }, List.of(limit),
                 new long[] { 1 });
     }
 
@@ -289,9 +320,13 @@ public final class RedisBackend implements RateLimitBackend {
 
     /** The arguments of an acquisition, with the Redis time after which its caller no longer waits. */
     private byte[][] acquireArguments(List<LimitRequest> requests) {
+        return arguments(ACQUIRE, now(), deadline(), limitsOf(requests), costsOf(requests));
+    }
+
+    /** The Redis time after which the caller no longer waits, or empty for none (and for a test's fixed time). */
+    private byte[] deadline() {
         long deadline = this.runner.redisDeadlineMillis();
-        return arguments(ACQUIRE, REDIS_TIME, (deadline < 0) ? REDIS_TIME : bytes(Long.toString(deadline)),
-                limitsOf(requests), costsOf(requests));
+        return (deadline < 0 || this.fixedTime != null) ? REDIS_TIME : bytes(Long.toString(deadline));
     }
 
     /**
@@ -303,7 +338,7 @@ public final class RedisBackend implements RateLimitBackend {
             List<LimitRequest> requests) {
         timeout.lateReply().thenAccept((late) -> {
             if (late.get(0) == 1) {
-                this.runner.runLater(counterKeys, arguments(REFUND, REDIS_TIME, bytes(Long.toString(late.get(1))),
+                this.runner.runLater(counterKeys, arguments(REFUND, now(), bytes(Long.toString(late.get(1))),
                         limitsOf(requests), costsOf(requests)));
             }
         });
@@ -317,6 +352,114 @@ public final class RedisBackend implements RateLimitBackend {
                     CompletableFuture.completedFuture(reply));
         }
         return decisions(reply, requests);
+    }
+
+    /**
+     * Takes a lease: the call's {@code cost} and up to {@code wanted - cost} permits more, counted in
+     * Redis at once in the current sub-window, by one script call. Redis gives at most half of what is
+     * left after the call, so a key near its limit is decided permit by permit. A limit of the sliding
+     * log, or a call while Redis time stepped back, takes only its cost.
+     * @param limit a sliding-window-counter limit
+     * @param key the counter key
+     * @param cost the call's permits
+     * @param wanted the permits this instance expects to admit before the sub-window ends, cost included
+     * @return the call's decision and the lease; nothing taken when rejected
+     * @throws RedisBackendException when Redis fails or does not answer in time (a lease Redis takes after
+     * the caller stopped waiting is given back)
+     */
+    public Lease lease(LimitDefinition limit, String key, long cost, long wanted) {
+        LimitRequest.check(limit, key, cost);
+        byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
+        try {
+            return leased(this.runner.run(counterKeys, leaseArguments(limit, cost, wanted)), limit);
+        }
+        catch (RedisTimeoutException ex) {
+            throw leaseGivenBackIfLate(ex, counterKeys, limit);
+        }
+    }
+
+    /**
+     * {@link #lease} on the runner's asynchronous API.
+     * @param limit a sliding-window-counter limit
+     * @param key the counter key
+     * @param cost the call's permits
+     * @param wanted the permits this instance expects to admit before the sub-window ends, cost included
+     * @param blocking where a runner without an asynchronous API waits
+     * @return the lease, or a stage failed with a {@link RedisBackendException}
+     */
+    public CompletionStage<Lease> leaseAsync(LimitDefinition limit, String key, long cost, long wanted,
+            Executor blocking) {
+        LimitRequest.check(limit, key, cost);
+        byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
+        return this.runner.runAsync(counterKeys, leaseArguments(limit, cost, wanted), blocking)
+                .handle((reply, failure) -> {
+                    if (failure == null) {
+                        return leased(reply, limit);
+                    }
+                    RuntimeException cause = RedisBackendException.of(failure);
+                    throw (cause instanceof RedisTimeoutException timeout)
+                            ? leaseGivenBackIfLate(timeout, counterKeys, limit) : cause;
+                });
+    }
+
+    /**
+     * Gives a lease's unused permits back to the sub-window they were taken in, unless the counter
+     * was reset or replaced since (its creation time differs), in the background.
+     * @param limit the limit the lease was taken under
+     * @param key the counter key
+     * @param lease the lease
+     * @param unused its permits not admitted
+     * @return when Redis answered; failed when it did not
+     */
+    public CompletionStage<List<Long>> giveBack(LimitDefinition limit, String key, Lease lease, long unused) {
+        byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
+        return this.runner.runLater(counterKeys, giveBackArguments(limit, lease.decidedAtMillis(), unused,
+                lease.counterCreatedAtMillis()));
+    }
+
+    private byte[][] leaseArguments(LimitDefinition limit, long cost, long wanted) {
+        byte[][] args = Arrays.copyOf(arguments(LEASE, now(), deadline(), List.of(limit), new long[] { cost }), 9);
+        args[8] = bytes(Long.toString(Math.max(wanted, cost)));
+        return args;
+    }
+
+    private byte[][] giveBackArguments(LimitDefinition limit, long decidedAtMillis, long unused, long createdAtMillis) {
+        byte[][] args = Arrays.copyOf(arguments(GIVE_BACK, now(), bytes(Long.toString(decidedAtMillis)),
+                List.of(limit), new long[] { unused }), 9);
+        args[8] = bytes(Long.toString(createdAtMillis));
+        return args;
+    }
+
+    /** A lease Redis took after its caller stopped waiting is given back whole. */
+    private RedisTimeoutException leaseGivenBackIfLate(RedisTimeoutException timeout, byte[][] counterKeys,
+            LimitDefinition limit) {
+        timeout.lateReply().thenAccept((late) -> {
+            if (late.get(0) == 1 && late.get(6) > 0) {
+                this.runner.runLater(counterKeys, giveBackArguments(limit, late.get(1), late.get(6), late.get(8)));
+            }
+        });
+        return timeout;
+    }
+
+    private static Lease leased(List<Long> reply, LimitDefinition limit) {
+        if (reply.get(0) < 0) {
+            throw RedisTimeoutException.slow("Redis ran the lease after the limiter's timeout",
+                    CompletableFuture.completedFuture(reply));
+        }
+        return new Lease(decision(reply, 0, limit.limit()), reply.get(6), reply.get(1), reply.get(7), reply.get(8));
+    }
+
+    /**
+     * A lease as Redis took it.
+     *
+     * @param decision the decision of the call that took it (its remaining counts the whole lease as used)
+     * @param taken the permits counted in all, the call's cost included; 0 when rejected
+     * @param decidedAtMillis the Redis time it was taken at, which names its sub-window
+     * @param subWindowEndMillis the Redis time its sub-window ends at: the lease ends by then
+     * @param counterCreatedAtMillis the counter's creation time, which its give-back names
+     */
+    public record Lease(Decision decision, long taken, long decidedAtMillis, long subWindowEndMillis,
+            long counterCreatedAtMillis) {
     }
 
     /** Requests by hash slot, in slot order; one group when Redis is not a Cluster. */

@@ -13,6 +13,7 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import io.lettuce.core.RedisCommandExecutionException;
 
@@ -84,6 +85,12 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     private final LongAdder slowDecisions = new LongAdder();
 
+    /** The Redis backend that takes leases, when Redis is one; null otherwise. */
+    private final RedisBackend leasing;
+
+    /** This instance's leases, when a limit leases; null otherwise. */
+    private final Leases leases;
+
     /**
      * Creates the backend.
      * @param redis the Redis backend
@@ -110,6 +117,15 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      */
     public ResilientRedisBackend(RateLimitBackend redis, RateLimitBackend local, Settings settings,
             TimeSource timeSource, Consumer<LimitDefinition> onFallback, BooleanSupplier probe) {
+        this(redis, local, settings, timeSource, onFallback, probe, true);
+    }
+
+    /**
+     * @param sweepLeases whether a daemon thread gives back leases that ended without traffic; tests
+     * that replay a schedule call {@link #sweepLeases()} instead
+     */
+    ResilientRedisBackend(RateLimitBackend redis, RateLimitBackend local, Settings settings, TimeSource timeSource,
+            Consumer<LimitDefinition> onFallback, BooleanSupplier probe, boolean sweepLeases) {
         this.redis = redis;
         this.local = local;
         this.defaultPolicy = settings.defaultPolicy();
@@ -127,6 +143,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.lastKnown = (anyLocal && settings.denialCacheSize() > 0) ? new LastKnownUsage(settings.denialCacheSize())
                 : null;
         this.onFallback = onFallback;
+        this.leasing = (redis instanceof RedisBackend backend && settings.leased() != null) ? backend : null;
+        this.leases = (this.leasing != null) ? new Leases(this.leasing, timeSource, settings.leased(),
+                Math.max(1, settings.denialCacheSize()), sweepLeases) : null;
     }
 
     /**
@@ -136,10 +155,51 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      * @param policies the policy of each limit that has its own, by name
      * @param failureThreshold failures in a row that open the circuit breaker
      * @param openMillis how long the breaker stays open before a probe
-     * @param denialCacheSize the most denials kept locally; 0 turns the cache off
+     * @param denialCacheSize the most denials kept locally; 0 turns the cache off (also the most keys
+     * holding a lease at once)
+     * @param leased the names of the limits that take leases (those of the sliding window counter
+     * do); null when none does
      */
     public record Settings(FailurePolicy defaultPolicy, Map<String, FailurePolicy> policies, int failureThreshold,
-            long openMillis, int denialCacheSize) {
+            long openMillis, int denialCacheSize, Predicate<String> leased) {
+
+        /**
+         * Settings without leases.
+         * @param defaultPolicy the policy of limits without their own
+         * @param policies the policy of each limit that has its own, by name
+         * @param failureThreshold failures in a row that open the circuit breaker
+         * @param openMillis how long the breaker stays open before a probe
+         * @param denialCacheSize the most denials kept locally; 0 turns the cache off
+         */
+        public Settings(FailurePolicy defaultPolicy, Map<String, FailurePolicy> policies, int failureThreshold,
+                long openMillis, int denialCacheSize) {
+            this(defaultPolicy, policies, failureThreshold, openMillis, denialCacheSize, null);
+        }
+
+    }
+
+    /**
+     * A key's lease on this instance.
+     *
+     * @param held whether it holds one that can admit now
+     * @param left its permits not yet admitted
+     * @param taken the permits it took from Redis, the taking call's cost included
+     * @param endsInMillis how long it may still admit
+     */
+    public record LeaseState(boolean held, long left, long taken, long endsInMillis) {
+    }
+
+    /**
+     * A limit's decisions with leases, since start.
+     *
+     * @param fromLease calls admitted from a lease, without a round trip
+     * @param fromRedis calls decided by Redis (the ones that took a lease among them)
+     * @param leasesTaken leases taken with permits to spare
+     * @param givenBack permits given back unused
+     * @param lost permits that could not be given back (Redis did not answer): counted until their
+     * sub-window leaves the window
+     */
+    public record LeaseCounts(long fromLease, long fromRedis, long leasesTaken, long givenBack, long lost) {
     }
 
     @Override
@@ -157,6 +217,13 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         LimitDefinition limit = request.limit();
         String key = request.key();
         long cost = request.cost();
+        boolean leased = this.leases != null && this.leases.covers(limit);
+        if (leased) {
+            Decision fromLease = this.leases.admit(limit, key, cost);
+            if (fromLease != null) {
+                return single(fromLease, this.leases.decidedAtMillis(limit, key));
+            }
+        }
         long sentAtMillis = this.timeSource.currentTimeMillis();
         Decision denied = cachedDenial(limit, key, sentAtMillis);
         if (denied != null) {
@@ -165,6 +232,22 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         CircuitBreaker breaker = breakerOf(limit, key);
         if (!breaker.allowsCall(sentAtMillis)) {
             return single(fallback(limit, key, cost, breaker), 0);
+        }
+        Leases.Holder holder = leased ? this.leases.claim(limit, key) : null;
+        if (holder != null) {
+            RedisBackend.Lease grant;
+            try {
+                grant = this.leasing.lease(limit, key, cost, this.leases.wanted(holder, limit, cost));
+            }
+            catch (RuntimeException ex) {
+                this.leases.notTaken(holder);
+                return single(failedOver(ex, limit, key, cost, breaker), 0);
+            }
+            Decision decision = this.leases.taken(holder, limit, key, grant, cost, sentAtMillis);
+            return single(decided(decision, limit, key, cost, sentAtMillis, breaker), grant.decidedAtMillis());
+        }
+        if (leased) {
+            this.leases.decidedInRedis(limit);
         }
         Decisions decisions;
         try {
@@ -192,6 +275,13 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         LimitDefinition limit = request.limit();
         String key = request.key();
         long cost = request.cost();
+        boolean leased = this.leases != null && this.leases.covers(limit);
+        if (leased) {
+            Decision fromLease = this.leases.admit(limit, key, cost);
+            if (fromLease != null) {
+                return CompletableFuture.completedFuture(single(fromLease, this.leases.decidedAtMillis(limit, key)));
+            }
+        }
         long sentAtMillis = this.timeSource.currentTimeMillis();
         Decision denied = cachedDenial(limit, key, sentAtMillis);
         if (denied != null) {
@@ -200,6 +290,27 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         CircuitBreaker breaker = breakerOf(limit, key);
         if (!breaker.allowsCall(sentAtMillis)) {
             return CompletableFuture.completedFuture(single(fallback(limit, key, cost, breaker), 0));
+        }
+        Leases.Holder holder = leased ? this.leases.claim(limit, key) : null;
+        if (holder != null) {
+            CompletionStage<RedisBackend.Lease> grant;
+            try {
+                grant = this.leasing.leaseAsync(limit, key, cost, this.leases.wanted(holder, limit, cost), blocking);
+            }
+            catch (RuntimeException ex) {
+                grant = CompletableFuture.failedFuture(ex);
+            }
+            return grant.handle((taken, failure) -> {
+                if (failure != null) {
+                    this.leases.notTaken(holder);
+                    return single(failedOver(RedisBackendException.of(failure), limit, key, cost, breaker), 0);
+                }
+                Decision decision = this.leases.taken(holder, limit, key, taken, cost, sentAtMillis);
+                return single(decided(decision, limit, key, cost, sentAtMillis, breaker), taken.decidedAtMillis());
+            });
+        }
+        if (leased) {
+            this.leases.decidedInRedis(limit);
         }
         return this.redis.tryAcquireAllAsync(requests, blocking).handle((decisions, failure) -> (failure == null)
                 ? single(decided(decisions.get(0), limit, key, cost, sentAtMillis, breaker), decisions.decidedAtMillis())
@@ -363,6 +474,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         if (this.denials != null) {
             this.denials.clear();
         }
+        if (this.leases != null) {
+            this.leases.forgetAll();
+        }
         this.local.resetAll();
         this.redis.resetAll();
     }
@@ -375,12 +489,18 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         if (this.lastKnown != null) {
             this.lastKnown.remove(limit.name(), key);
         }
+        if (this.leases != null) {
+            this.leases.forget(limit.name(), key);
+        }
         this.local.reset(limit, key);
         this.redis.reset(limit, key);
     }
 
     @Override
     public void close() {
+        if (this.leases != null) {
+            this.leases.close();
+        }
         this.outage.close();
         this.local.close();
         this.redis.close();
@@ -452,6 +572,41 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
         open.sort(null);
         return open;
+    }
+
+    /**
+     * A key's lease on this instance, for the endpoint.
+     * @param limitName the limit's name
+     * @param key the counter key
+     * @return its state; not held when none is, or the limit does not lease
+     */
+    public LeaseState leaseState(String limitName, String key) {
+        return (this.leases != null) ? this.leases.state(limitName, key) : new LeaseState(false, 0, 0, 0);
+    }
+
+    /**
+     * A limit's decisions with leases since start.
+     * @param limitName the limit's name
+     * @return its counts; zeros when it does not lease
+     */
+    public LeaseCounts leaseCounts(String limitName) {
+        return (this.leases != null) ? this.leases.counts(limitName) : new LeaseCounts(0, 0, 0, 0, 0);
+    }
+
+    /**
+     * Whether a limit takes leases here.
+     * @param limit its definition in force
+     * @return whether it does
+     */
+    public boolean leases(LimitDefinition limit) {
+        return this.leases != null && this.leases.covers(limit);
+    }
+
+    /** Gives back the leases that ended without traffic now: for tests that replay a schedule. */
+    void sweepLeases() {
+        if (this.leases != null) {
+            this.leases.sweep();
+        }
     }
 
     /** @return decisions taken without Redis since start */

@@ -4,15 +4,25 @@
 --
 -- KEYS[i]      the counter of limit i: "<prefix>:{<key>}:<limit name>". All keys of one call
 --              share a hash slot on Redis Cluster.
--- ARGV[1]      "acquire", "peek", "reset", "refund" or "settle"
+-- ARGV[1]      "acquire", "peek", "reset", "refund", "settle", "lease" or "give-back"
 -- ARGV[2]      the time in epoch milliseconds, or "" to read Redis TIME. Production always sends
 --              "": instances with skewed clocks agree. Tests send a time to replay scenarios.
--- ARGV[3]      for "refund" and "settle", the time the admission being undone or settled was decided at; for "acquire",
---              the Redis time after which the caller no longer waits, or "" (now.lua)
+-- ARGV[3]      for "refund", "settle" and "give-back", the time the admission being undone, settled or
+--              given back was decided at; for "acquire" and "lease", the Redis time after which the
+--              caller no longer waits, or "" (now.lua)
 -- ARGV[4..]    five per limit i, from 4 + 5 * (i - 1): algorithm (0 sliding window counter,
 --              1 sliding log), window millis, sub-windows, permits per window, cost; for "settle", the
 --              cost is the charge minus what was taken: below zero given back to the sub-window the
 --              permits came from, above zero counted now, whether or not it fits
+--
+-- "lease" (one sliding-window-counter limit) takes the call's cost and up to ARGV[9] - cost permits more
+-- (the permits the instance expects to admit before the sub-window ends), counted at once in the
+-- current sub-window: at most half of what is left after the call, so the window's last permits go
+-- one by one. It returns the acquire's reply for the call, then the permits taken in all, the Redis time
+-- the sub-window ends at (the lease ends by then: its permits are counted in this sub-window) and
+-- the counter's creation time. "give-back" returns ARGV[4 + 4] (the cost) unused permits of a lease taken
+-- at ARGV[3] to its sub-window, only while the counter created at ARGV[9] is still there (not reset,
+-- not replaced by another geometry).
 --
 -- Returns { all allowed (1 or 0; -1 when run after the caller's deadline, with nothing changed), the
 -- time decided at, then four per limit: allowed (1 or 0),
@@ -69,6 +79,35 @@ if operation == 'settle' then
     spec.algorithm.persist(counters[i], ttl(spec))
   end
   return { 1, now }
+end
+
+if operation == 'give-back' then
+  local spec, c = specs[1], counters[1]
+  if spec.algorithm == swc and not c.fresh and c.stamp == tonumber(ARGV[9]) then
+    swc.refund(c, tonumber(ARGV[3]), spec.cost)
+    swc.persist(c, ttl(spec))
+  end
+  return { 1, now }
+end
+
+if operation == 'lease' then
+  local spec, c = specs[1], counters[1]
+  local wait = spec.algorithm.retry_after(c, now, spec.cost, spec.limit)
+  local taken, slot_end, stamp = 0, now, 0
+  if wait == 0 then
+    taken = spec.cost
+    -- Only in the newest sub-window, by Redis time (not after Redis time stepped back).
+    if spec.algorithm == swc and c.cur == math.floor(now / c.slot_ms) then
+      local more = math.min(tonumber(ARGV[9]) - spec.cost, math.floor((spec.limit - c.total - spec.cost) / 2))
+      taken = taken + math.max(0, more)
+      slot_end, stamp = (c.cur + 1) * c.slot_ms, c.stamp
+    end
+    spec.algorithm.add(c, now, taken)
+  end
+  spec.algorithm.persist(c, ttl(spec))
+  local allowed = (wait == 0) and 1 or 0
+  return { allowed, now, allowed, math.max(0, spec.limit - spec.algorithm.used(c)), math.min(wait, spec.window),
+    math.min(spec.algorithm.reset_after(c, now), spec.window), taken, slot_end, stamp }
 end
 
 local all_fit = true

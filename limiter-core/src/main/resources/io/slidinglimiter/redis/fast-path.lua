@@ -31,7 +31,7 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
     if fields.err or fields[1] then
       discard(key)
     end
-    redis.call('HSET', key, 'g', geometry, 's', int(slot), 't', int(cost), index, int(cost))
+    redis.call('HSET', key, 'g', geometry, 's', int(slot), 't', int(cost), index, int(cost), 'c', int(now))
     redis.call('PEXPIRE', key, window + 1000)
     return { 1, now, 1, limit - cost, 0, expiry }
   elseif slot > newest then

@@ -9,6 +9,6 @@ end
 -- A decision that Redis runs after its caller stopped waiting (ARGV[3], Redis time; a stalled server
 -- that wakes, commands queued during a disconnection and sent after it) changes nothing: its caller
 -- was answered by the failure policy, and counting it now would reject later calls for nothing.
-if ARGV[1] == 'acquire' and ARGV[3] ~= '' and now > tonumber(ARGV[3]) then
+if (ARGV[1] == 'acquire' or ARGV[1] == 'lease') and ARGV[3] ~= '' and now > tonumber(ARGV[3]) then
   return { -1, now }
 end

@@ -2,8 +2,10 @@
 -- Loaded as part of decide.lua; it defines functions only and touches no key by itself.
 --
 -- The hash holds: "g" the geometry ("<slots>:<slotMillis>"), "s" the newest slot number
--- (epoch millis / slotMillis), "t" the rolling total, and one field per slot in use, named by its
--- index in the ring ("0" .. slots-1). A hash of another geometry, or a key of another type (a
+-- (epoch millis / slotMillis), "t" the rolling total, "c" the time the counter was created (which
+-- tells a lease's give-back whether the counter it came from is still there: a reset or a new
+-- geometry creates another), and one field per slot in use, named by its index in the ring
+-- ("0" .. slots-1). A hash of another geometry, or a key of another type (a
 -- sliding log), is counted as empty and replaced when written: old data is never read under a new
 -- geometry.
 --
@@ -17,17 +19,17 @@ function swc.load(key, window, slots, now)
   local c = { key = key, n = slots, slot_ms = slot_ms, window = window, geometry = int(slots) .. ':' .. int(slot_ms) }
   local slot = math.floor(now / slot_ms)
   -- The newest slot's count comes with the header, so admitting is one HSET, not HINCRBY + HSET.
-  local fields = redis.pcall('HMGET', key, 'g', 's', 't', slot % slots)
+  local fields = redis.pcall('HMGET', key, 'g', 's', 't', slot % slots, 'c')
   if fields.err or fields[1] ~= c.geometry then
-    c.cur, c.previous, c.total, c.count, c.fresh = slot, slot, 0, 0, true
+    c.cur, c.previous, c.total, c.count, c.fresh, c.stamp = slot, slot, 0, 0, true, now
     c.discard = (fields.err or fields[1]) and true
     return c
   end
   c.cur, c.total = tonumber(fields[2]), tonumber(fields[3]) or 0
-  c.previous, c.count = c.cur, tonumber(fields[4]) or 0
+  c.previous, c.count, c.stamp = c.cur, tonumber(fields[4]) or 0, tonumber(fields[5]) or 0
   local steps = slot - c.cur
   if steps >= slots then
-    c.cur, c.previous, c.total, c.count, c.fresh, c.discard = slot, slot, 0, 0, true, true
+    c.cur, c.previous, c.total, c.count, c.fresh, c.discard, c.stamp = slot, slot, 0, 0, true, true, now
   elseif steps > 0 then
     -- The slots being reused leave the window: their counts leave the total, in one read.
     local leaving = {}
@@ -135,6 +137,10 @@ function swc.persist(c, ttl)
     discard(c.key)
   end
   local fields = { 'g', c.geometry, 's', int(c.cur), 't', int(c.total), c.cur % c.n, int(c.count) }
+  if c.fresh then
+    fields[#fields + 1] = 'c'
+    fields[#fields + 1] = int(c.stamp)
+  end
   for _, value in ipairs(c.refunded or {}) do
     fields[#fields + 1] = int(value)
   end

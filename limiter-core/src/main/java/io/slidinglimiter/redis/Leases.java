@@ -1,0 +1,456 @@
+package io.slidinglimiter.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.TimeSource;
+
+/**
+ * This instance's leases: permits of hot keys taken from Redis in batches and admitted here, exactly,
+ * by any number of threads, until the batch is spent or its sub-window ends.
+ * <ul>
+ * <li>A lease's permits are counted in Redis when it is taken, in the sub-window Redis was in, so the
+ * instances together never admit more than the limit in any window: a lease ends before its
+ * sub-window does (by Redis time, measured on this instance's clock from when the call was sent, less
+ * {@value #MARGIN_MILLIS} ms), and at most {@value #MAX_LEASE_MILLIS} ms after it was taken, so a
+ * reset or a limit change made on another instance ends it by then.</li>
+ * <li>What a lease did not admit is given back to its sub-window when it ends (by the next decision
+ * for the key or by a sweep every {@value #SWEEP_MILLIS} ms), when the definition changes (a new
+ * limit, a plan) and when the backend closes; never into a counter that was reset or replaced since.
+ * A give-back that Redis does not answer is lost: those permits stay counted until their
+ * sub-window leaves the window (under-admission, never over).</li>
+ * <li>Size: the call's cost plus what this instance's observed rate for the key would admit until the
+ * lease ends; Redis gives at most half of what is left after the call, so a key near its limit is
+ * decided permit by permit, in Redis.</li>
+ * <li>One thread takes a key's next lease while the others decide in Redis as without leases.</li>
+ * </ul>
+ */
+final class Leases implements AutoCloseable {
+
+    /** The longest a lease lives: a reset or a limit change made on another instance ends it by then. */
+    static final long MAX_LEASE_MILLIS = ResilientRedisBackend.DENIAL_CACHE_MILLIS;
+
+    /** A lease ends this much before its sub-window: Redis rounds its time down, this clock may lag a tick. */
+    static final long MARGIN_MILLIS = 2;
+
+    /** How often leases that ended without traffic are given back. */
+    static final long SWEEP_MILLIS = 50;
+
+    /** The shortest span a rate is measured over: two calls a microsecond apart are not a million a second. */
+    static final long MIN_RATE_SPAN_MILLIS = 5;
+
+    private final RedisBackend redis;
+
+    private final TimeSource timeSource;
+
+    private final Predicate<String> leased;
+
+    private final int maxKeys;
+
+    private final Map<Key, Holder> holders = new ConcurrentHashMap<>();
+
+    private final Map<String, LeaseStatistics> statistics = new ConcurrentHashMap<>();
+
+    private final ScheduledExecutorService sweeper;
+
+    /**
+     * @param redis takes and gives back leases
+     * @param timeSource this instance's clock
+     * @param leased the names of the limits that lease
+     * @param maxKeys the most keys holding a lease at once; others decide in Redis
+     * @param sweep whether a daemon thread gives back leases that ended without traffic (tests call
+     * {@link #sweep()} instead)
+     */
+    Leases(RedisBackend redis, TimeSource timeSource, Predicate<String> leased, int maxKeys, boolean sweep) {
+        this.redis = redis;
+        this.timeSource = timeSource;
+        this.leased = leased;
+        this.maxKeys = maxKeys;
+        this.sweeper = sweep ? Executors.newSingleThreadScheduledExecutor((task) -> {
+            Thread thread = new Thread(null, task, "sliding-limiter-leases", 0, false);
+            thread.setDaemon(true);
+            thread.setContextClassLoader(Leases.class.getClassLoader());
+            return thread;
+        }) : null;
+        if (this.sweeper != null) {
+            this.sweeper.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Whether a limit's decisions lease: it asked to, and counts by sliding window counter.
+     * @param limit the definition in force
+     * @return whether it leases
+     */
+    boolean covers(LimitDefinition limit) {
+        return limit.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER && this.leased.test(limit.name());
+    }
+
+    /**
+     * Admits a call from the key's lease, or answers null: no lease, spent, ended, or taken under
+     * another definition (then given back).
+     * @param limit the definition in force
+     * @param key the counter key
+     * @param cost the call's permits
+     * @return the decision, or null to decide in Redis
+     */
+    Decision admit(LimitDefinition limit, String key, long cost) {
+        Holder holder = this.holders.get(new Key(limit.name(), key));
+        Lease lease = (holder != null) ? holder.lease : null;
+        if (lease == null) {
+            return null;
+        }
+        long nowMillis = this.timeSource.currentTimeMillis();
+        if (nowMillis >= lease.validUntilMillis || (lease.definition != limit && !lease.definition.equals(limit))) {
+            end(holder, lease);
+            return null;
+        }
+        long left;
+        do {
+            left = lease.left.get();
+            if (left < cost) {
+                return null;
+            }
+        }
+        while (!lease.left.compareAndSet(left, left - cost));
+        if (this.timeSource.currentTimeMillis() >= lease.validUntilMillis) {
+            // Taken as the lease ended: not admitted from it (should the sweep have given the rest back
+            // meanwhile, these permits stay counted: under-admission, never over).
+            lease.left.addAndGet(cost);
+            end(holder, lease);
+            return null;
+        }
+        holder.statistics.fromLease.increment();
+        return new Decision(true, limit.limit(), lease.redisRemaining + left - cost, 0,
+                Math.max(0, lease.resetAtMillis - nowMillis));
+    }
+
+    /**
+     * The Redis time a lease-admitted call counts at: its lease's.
+     * @param limit the definition in force
+     * @param key the counter key
+     * @return the time the key's lease was taken at, or 0
+     */
+    long decidedAtMillis(LimitDefinition limit, String key) {
+        Holder holder = this.holders.get(new Key(limit.name(), key));
+        Lease lease = (holder != null) ? holder.lease : null;
+        return (lease != null) ? lease.grant.decidedAtMillis() : 0;
+    }
+
+    /**
+     * Claims the taking of a key's next lease for this thread.
+     * @param limit the definition in force
+     * @param key the counter key
+     * @return the holder to pass to {@link #wanted} and then {@link #taken} or {@link #notTaken}; null
+     * when another thread is taking one, or too many keys hold leases: decide in Redis as without leases
+     */
+    Holder claim(LimitDefinition limit, String key) {
+        Key id = new Key(limit.name(), key);
+        Holder holder = this.holders.get(id);
+        if (holder == null) {
+            if (this.holders.size() >= this.maxKeys) {
+                return null;
+            }
+            holder = this.holders.computeIfAbsent(id, (ignored) -> new Holder(id, statisticsOf(limit.name()),
+                    this.timeSource.currentTimeMillis()));
+        }
+        return holder.taking.compareAndSet(false, true) ? holder : null;
+    }
+
+    /**
+     * The permits to ask Redis for, the call's cost included: the cost plus what this instance's
+     * rate for the key (measured over its previous lease) admits until the next lease would end.
+     * @param holder the claimed holder
+     * @param limit the definition in force
+     * @param cost the call's permits
+     * @return at least {@code cost}
+     */
+    long wanted(Holder holder, LimitDefinition limit, long cost) {
+        long nowMillis = this.timeSource.currentTimeMillis();
+        Lease previous = holder.lease;
+        if (previous == null) {
+            return cost;
+        }
+        long used = previous.grant.taken() - previous.returned - Math.max(0, previous.left.get());
+        double perMilli = (double) used / Math.max(MIN_RATE_SPAN_MILLIS, nowMillis - previous.sentAtMillis);
+        // Redis's time now, from the offset the previous lease showed; the next lease ends with its sub-window.
+        long redisNow = nowMillis + previous.redisOffsetMillis;
+        long slotMillis = limit.windowMillis() / limit.subWindows();
+        long lifetime = Math.min(MAX_LEASE_MILLIS, (redisNow / slotMillis + 1) * slotMillis - redisNow);
+        double more = Math.ceil(perMilli * lifetime);
+        return (more >= limit.limit()) ? limit.limit() : Math.max(cost, cost + (long) more);
+    }
+
+    /**
+     * Installs what Redis gave: the previous lease's rest is given back, the new one serves calls.
+     * @param holder the claimed holder
+     * @param limit the definition it was taken under
+     * @param key the counter key
+     * @param grant Redis's reply
+     * @param cost the call's permits
+     * @param sentAtMillis when the call was sent, on this instance's clock
+     * @return the call's decision, its remaining counting the lease's permits as not used
+     */
+    Decision taken(Holder holder, LimitDefinition limit, String key, RedisBackend.Lease grant, long cost,
+            long sentAtMillis) {
+        holder.statistics.fromRedis.increment();
+        Decision decision = grant.decision();
+        Lease previous = holder.lease;
+        if (previous != null) {
+            end(holder, previous);
+        }
+        if (decision.allowed()) {
+            long spare = grant.taken() - cost;
+            long validUntil = Math.min(sentAtMillis + MAX_LEASE_MILLIS,
+                    sentAtMillis + grant.subWindowEndMillis() - grant.decidedAtMillis() - MARGIN_MILLIS);
+            holder.lease = new Lease(limit, key, grant, spare, validUntil, decision.remaining(),
+                    sentAtMillis + decision.resetAfterMillis(), sentAtMillis);
+            if (spare > 0) {
+                holder.statistics.taken.increment();
+                decision = new Decision(true, decision.limit(), decision.remaining() + spare, 0,
+                        decision.resetAfterMillis());
+            }
+        }
+        holder.taking.set(false);
+        return decision;
+    }
+
+    /**
+     * Releases a claim that took nothing (Redis failed): the failure policy decides.
+     * @param holder the claimed holder
+     */
+    void notTaken(Holder holder) {
+        holder.taking.set(false);
+    }
+
+    /**
+     * Counts a decision of a leasing limit that Redis took as without leases.
+     * @param limit the limit
+     */
+    void decidedInRedis(LimitDefinition limit) {
+        statisticsOf(limit.name()).fromRedis.increment();
+    }
+
+    /** Ends a lease once, giving back what it did not admit. */
+    private void end(Holder holder, Lease lease) {
+        long unused = lease.left.getAndSet(0);
+        if (unused <= 0) {
+            return;
+        }
+        lease.returned = unused;
+        LeaseStatistics statistics = holder.statistics;
+        try {
+            this.redis.giveBack(lease.definition, lease.key, lease.grant, unused).whenComplete((reply, failure) -> {
+                if (failure == null) {
+                    statistics.givenBack.add(unused);
+                }
+                else {
+                    statistics.lost.add(unused);
+                }
+            });
+        }
+        catch (RuntimeException ex) {
+            statistics.lost.add(unused);
+        }
+    }
+
+    /** Gives back the leases that ended without traffic, and forgets keys idle for longer than a lease. */
+    void sweep() {
+        long nowMillis = this.timeSource.currentTimeMillis();
+        for (Holder holder : this.holders.values()) {
+            Lease lease = holder.lease;
+            if (lease != null && nowMillis >= lease.validUntilMillis) {
+                end(holder, lease);
+            }
+            long lastMillis = (lease != null) ? lease.sentAtMillis : holder.createdAtMillis;
+            if (nowMillis - lastMillis > 2 * MAX_LEASE_MILLIS && !holder.taking.get()) {
+                this.holders.remove(holder.key, holder);
+            }
+        }
+    }
+
+    /**
+     * Ends a key's lease without giving anything back: the key was reset.
+     * @param limitName the limit's name
+     * @param key the counter key
+     */
+    void forget(String limitName, String key) {
+        Holder holder = this.holders.remove(new Key(limitName, key));
+        if (holder != null && holder.lease != null) {
+            holder.lease.left.set(0);
+        }
+    }
+
+    /** Ends every lease without giving anything back: every counter was reset. */
+    void forgetAll() {
+        for (Holder holder : List.copyOf(this.holders.values())) {
+            forget(holder.key.limitName(), holder.key.key());
+        }
+    }
+
+    /**
+     * A key's lease as this instance holds it now.
+     * @param limitName the limit's name
+     * @param key the counter key
+     * @return its state; not held when it holds none
+     */
+    ResilientRedisBackend.LeaseState state(String limitName, String key) {
+        Holder holder = this.holders.get(new Key(limitName, key));
+        Lease lease = (holder != null) ? holder.lease : null;
+        long nowMillis = this.timeSource.currentTimeMillis();
+        if (lease == null || nowMillis >= lease.validUntilMillis || lease.left.get() <= 0) {
+            return new ResilientRedisBackend.LeaseState(false, 0, 0, 0);
+        }
+        return new ResilientRedisBackend.LeaseState(true, lease.left.get(), lease.grant.taken(), lease.validUntilMillis - nowMillis);
+    }
+
+    /**
+     * A limit's lease counts since start.
+     * @param limitName the limit's name
+     * @return its counts, zero when it never leased
+     */
+    ResilientRedisBackend.LeaseCounts counts(String limitName) {
+        LeaseStatistics counts = this.statistics.get(limitName);
+        return (counts == null) ? new ResilientRedisBackend.LeaseCounts(0, 0, 0, 0, 0)
+                : new ResilientRedisBackend.LeaseCounts(counts.fromLease.sum(), counts.fromRedis.sum(),
+                        counts.taken.sum(), counts.givenBack.sum(), counts.lost.sum());
+    }
+
+    private LeaseStatistics statisticsOf(String limitName) {
+        LeaseStatistics statistics = this.statistics.get(limitName);
+        return (statistics != null) ? statistics
+                : this.statistics.computeIfAbsent(limitName, (ignored) -> new LeaseStatistics());
+    }
+
+    /**
+     * Gives back every lease's rest, waiting at most {@code waitMillis} for Redis: an instance that
+     * stops leaves nothing counted that it did not admit.
+     */
+    @Override
+    public void close() {
+        if (this.sweeper != null) {
+            this.sweeper.shutdownNow();
+        }
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        for (Holder holder : this.holders.values()) {
+            Lease lease = holder.lease;
+            long unused = (lease != null) ? lease.left.getAndSet(0) : 0;
+            if (unused > 0) {
+                try {
+                    pending.add(this.redis.giveBack(lease.definition, lease.key, lease.grant, unused)
+                            .toCompletableFuture());
+                }
+                catch (RuntimeException ex) {
+                    holder.statistics.lost.add(unused);
+                }
+            }
+        }
+        try {
+            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(MAX_LEASE_MILLIS,
+                    TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (java.util.concurrent.ExecutionException | TimeoutException ex) {
+            // Best effort: what Redis did not take back stays counted until its sub-window leaves the window.
+        }
+    }
+
+    private record Key(String limitName, String key) {
+    }
+
+    /** One key's lease, and what its next one is sized from. */
+    static final class Holder {
+
+        private final Key key;
+
+        private final LeaseStatistics statistics;
+
+        private final long createdAtMillis;
+
+        /** Set by the thread taking the next lease. */
+        private final AtomicBoolean taking = new AtomicBoolean();
+
+        private volatile Lease lease;
+
+        private Holder(Key key, LeaseStatistics statistics, long createdAtMillis) {
+            this.key = key;
+            this.statistics = statistics;
+            this.createdAtMillis = createdAtMillis;
+        }
+
+    }
+
+    /** One lease: its permits not yet admitted, and until when it may admit them. */
+    private static final class Lease {
+
+        private final LimitDefinition definition;
+
+        private final String key;
+
+        private final RedisBackend.Lease grant;
+
+        /** Permits not yet admitted; 0 once ended. */
+        private final AtomicLong left;
+
+        private final long validUntilMillis;
+
+        /** What Redis said was left, counting the whole lease as used. */
+        private final long redisRemaining;
+
+        private final long resetAtMillis;
+
+        private final long sentAtMillis;
+
+        /** What was given back when it ended. */
+        private volatile long returned;
+
+        /** Redis time minus this instance's, as the lease showed it (its send time against Redis's). */
+        private final long redisOffsetMillis;
+
+        Lease(LimitDefinition definition, String key, RedisBackend.Lease grant, long spare, long validUntilMillis,
+                long redisRemaining, long resetAtMillis, long sentAtMillis) {
+            this.definition = definition;
+            this.key = key;
+            this.grant = grant;
+            this.left = new AtomicLong(spare);
+            this.validUntilMillis = validUntilMillis;
+            this.redisRemaining = redisRemaining;
+            this.resetAtMillis = resetAtMillis;
+            this.sentAtMillis = sentAtMillis;
+            this.redisOffsetMillis = grant.decidedAtMillis() - sentAtMillis;
+        }
+
+    }
+
+    /** A limit's lease counts since start. */
+    private static final class LeaseStatistics {
+
+        final LongAdder fromLease = new LongAdder();
+
+        final LongAdder fromRedis = new LongAdder();
+
+        final LongAdder taken = new LongAdder();
+
+        final LongAdder givenBack = new LongAdder();
+
+        final LongAdder lost = new LongAdder();
+
+    }
+
+}

@@ -1,0 +1,484 @@
+package io.slidinglimiter.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.ManualTimeSource;
+import io.slidinglimiter.local.LocalBackend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Leases against a real redis-server, on a schedule: every instance's clock and the scripts' time
+ * are one manual clock, give-backs run before the call that caused them returns, and leases that
+ * end without traffic are given back when the test sweeps.
+ */
+class LeasesTest {
+
+    private static final long START = 1_800_000_000_000L;
+
+    private static final int SEEDS = Integer.getInteger("limiter.seeds", 40);
+
+    private static RedisServer server;
+
+    private static LettuceConnectionFactory connectionFactory;
+
+    private static LettuceScriptRunner lettuce;
+
+    private final ManualTimeSource clock = new ManualTimeSource(START);
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServer.start();
+        connectionFactory = RedisBackendTest.connectionFactory(server.port());
+        lettuce = new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5));
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        connectionFactory.destroy();
+        server.close();
+    }
+
+    @BeforeEach
+    void flush() {
+        server.call((redis) -> redis.flushall());
+    }
+
+    @Test
+    void aHotKeyIsAdmittedFromItsLeaseWithoutRoundTrips() {
+        LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
+        ResilientRedisBackend instance = instance();
+        assertThat(instance.tryAcquire(limit, "k", 1).remaining()).isEqualTo(999);
+        this.clock.advanceMillis(10);
+        long calls = server.scriptCalls();
+        // One call in the 10 ms before: 0.1 a millisecond, 990 ms left in the sub-window: 99 more.
+        Decision taking = instance.tryAcquire(limit, "k", 1);
+        assertThat(taking.allowed()).isTrue();
+        assertThat(taking.remaining()).as("the lease's permits are not used yet").isEqualTo(998);
+        assertThat(instance.leaseState("api", "k").left()).isEqualTo(99);
+        for (int i = 1; i <= 99; i++) {
+            Decision decision = instance.tryAcquire(limit, "k", 1);
+            assertThat(decision.allowed()).isTrue();
+            assertThat(decision.remaining()).isEqualTo(998 - i);
+        }
+        assertThat(server.scriptCalls() - calls).as("script calls for 100 decisions").isEqualTo(1);
+        assertThat(instance.usage(limit, "k").used()).isEqualTo(101);
+        assertThat(instance.leaseCounts("api")).isEqualTo(new ResilientRedisBackend.LeaseCounts(99, 2, 1, 0, 0));
+    }
+
+    @Test
+    void whatALeaseDidNotAdmitIsGivenBackToItsSubWindowWhenItEnds() {
+        LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
+        ResilientRedisBackend instance = instance();
+        lease(instance, limit, "k");
+        assertThat(instance.tryAcquire(limit, "k", 1).allowed()).isTrue();
+        long admitted = 3;
+        assertThat(instance.usage(limit, "k").used()).as("counted at once").isGreaterThan(admitted);
+        this.clock.advanceMillis(1_000);
+        instance.sweepLeases();
+        assertThat(instance.leaseState("api", "k").held()).isFalse();
+        assertThat(instance.usage(limit, "k").used()).isEqualTo(admitted);
+        // Given back to the sub-window it came from: it leaves the window with it, not later.
+        this.clock.advanceMillis(9_000);
+        assertThat(instance.usage(limit, "k").used()).isZero();
+    }
+
+    @Test
+    void aLeaseEndsBeforeItsSubWindowAndAfterASecondAtMost() {
+        LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
+        ResilientRedisBackend instance = instance();
+        lease(instance, limit, "k");
+        long endsIn = instance.leaseState("api", "k").endsInMillis();
+        assertThat(endsIn).isEqualTo(1_000 - 10 - Leases.MARGIN_MILLIS);
+        this.clock.advanceMillis(endsIn);
+        long calls = server.scriptCalls();
+        assertThat(instance.tryAcquire(limit, "k", 1).allowed()).isTrue();
+        assertThat(server.scriptCalls() - calls).as("decided in Redis, after a give-back").isEqualTo(2);
+
+        LimitDefinition longSlots = LimitDefinition.of("daily", 100_000, Duration.ofMinutes(100), 10);
+        lease(instance, longSlots, "k");
+        assertThat(instance.leaseState("daily", "k").endsInMillis()).isEqualTo(Leases.MAX_LEASE_MILLIS);
+    }
+
+    @Test
+    void aKeyWithLimitTenCalledTwentyTimesAcrossTwoInstancesAdmitsExactlyTen() {
+        LimitDefinition limit = LimitDefinition.of("api", 10, Duration.ofSeconds(10), 10);
+        ResilientRedisBackend first = instance();
+        ResilientRedisBackend second = instance();
+        int admitted = 0;
+        for (int i = 0; i < 20; i++) {
+            this.clock.advanceMillis(1);
+            ResilientRedisBackend instance = (i % 3 == 0) ? second : first;
+            admitted += instance.tryAcquire(limit, "k", 1).allowed() ? 1 : 0;
+        }
+        assertThat(admitted).isEqualTo(10);
+        // Nothing is held back at the end: the last permits went one by one.
+        assertThat(first.leaseState("api", "k").left() + second.leaseState("api", "k").left()).isZero();
+    }
+
+    @Test
+    void redisGivesAtMostHalfOfWhatIsLeftAfterTheCall() {
+        LimitDefinition limit = LimitDefinition.of("api", 101, Duration.ofSeconds(10), 10);
+        RedisBackend redis = redisAtTime();
+        RedisBackend.Lease lease = redis.lease(limit, "k", 1, 1_000);
+        assertThat(lease.taken()).isEqualTo(1 + 50);
+        assertThat(lease.decision().remaining()).isEqualTo(50);
+        assertThat(redis.lease(limit, "k", 1, 1_000).taken()).isEqualTo(1 + 24);
+        assertThat(redis.lease(limit, "k", 2, 2).taken()).as("only what is wanted").isEqualTo(2);
+        RedisBackend.Lease last = null;
+        for (int i = 0; i < 30; i++) {
+            last = redis.lease(limit, "k", 1, 1_000);
+        }
+        assertThat(last.decision().allowed()).isFalse();
+        assertThat(last.taken()).isZero();
+        assertThat(redis.peek(limit, "k").remaining()).isZero();
+    }
+
+    @Test
+    void aChangedLimitOrPlanEndsTheLeaseAndGivesBackItsRest() {
+        LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
+        ResilientRedisBackend instance = instance();
+        lease(instance, limit, "k");
+        LimitDefinition lower = limit.withLimit(3);
+        Decision decision = instance.tryAcquire(lower, "k", 1);
+        assertThat(decision.allowed()).as("3 used of 3").isTrue();
+        assertThat(decision.remaining()).isZero();
+        assertThat(instance.usage(lower, "k").used()).isEqualTo(3);
+        assertThat(instance.tryAcquire(lower, "k", 1).allowed()).isFalse();
+    }
+
+    @Test
+    void aResetEndsTheLeaseHereAtOnceAndOnOtherInstancesWithinASecond() {
+        LimitDefinition limit = LimitDefinition.of("daily", 100_000, Duration.ofMinutes(100), 10);
+        ResilientRedisBackend here = instance();
+        ResilientRedisBackend other = instance();
+        lease(here, limit, "k");
+        lease(other, limit, "k");
+        here.reset(limit, "k");
+        assertThat(here.leaseState("daily", "k").held()).isFalse();
+        assertThat(other.leaseState("daily", "k").held()).isTrue();
+        this.clock.advanceMillis(Leases.MAX_LEASE_MILLIS);
+        assertThat(other.leaseState("daily", "k").held()).isFalse();
+        other.sweepLeases();
+        // The old lease's rest is not given back into the new counter.
+        assertThat(here.tryAcquire(limit, "k", 1).allowed()).isTrue();
+        assertThat(here.usage(limit, "k").used()).isEqualTo(1);
+    }
+
+    @Test
+    void aLeaseServesWhileRedisIsDownThenThePolicyDecidesAndItsRestIsLost() {
+        RedisServer own = RedisServer.start();
+        LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(own.port());
+        try {
+            LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
+            RedisBackend redis = RedisBackend.atTime(synchronous(new LettuceScriptRunner(factory, Duration.ofMillis(200))),
+                    new RedisKeys("limiter"), this.clock::currentTimeMillis);
+            ResilientRedisBackend instance = instance(redis, FailurePolicy.FAIL_CLOSED);
+            lease(instance, limit, "k");
+            long left = instance.leaseState("api", "k").left();
+            own.stop();
+            for (long i = 0; i < left; i++) {
+                assertThat(instance.tryAcquire(limit, "k", 1).allowed()).as("from the lease").isTrue();
+            }
+            assertThat(instance.tryAcquire(limit, "k", 1).allowed()).as("fail-closed").isFalse();
+            assertThat(instance.leaseCounts("api").fromLease()).isEqualTo(left);
+
+            lease(instance, limit, "other");
+            assertThat(instance.leaseState("api", "other").held()).as("no new lease without Redis").isFalse();
+        }
+        finally {
+            factory.destroy();
+            own.close();
+        }
+    }
+
+    @Test
+    void whenRedisFailsToTakeBackAnEndedLeaseItsRestIsCountedAsLost() {
+        RedisServer own = RedisServer.start();
+        LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(own.port());
+        try {
+            LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
+            RedisBackend redis = RedisBackend.atTime(synchronous(new LettuceScriptRunner(factory, Duration.ofMillis(200))),
+                    new RedisKeys("limiter"), this.clock::currentTimeMillis);
+            ResilientRedisBackend instance = instance(redis, FailurePolicy.FAIL_OPEN);
+            lease(instance, limit, "k");
+            long left = instance.leaseState("api", "k").left();
+            own.stop();
+            this.clock.advanceMillis(1_000);
+            instance.sweepLeases();
+            assertThat(instance.leaseCounts("api").lost()).isEqualTo(left);
+            assertThat(instance.leaseCounts("api").givenBack()).isZero();
+        }
+        finally {
+            factory.destroy();
+            own.close();
+        }
+    }
+
+    @Test
+    void theSlidingLogDoesNotLease() {
+        LimitDefinition log = new LimitDefinition("log", 1000, Duration.ofSeconds(10), 10,
+                io.slidinglimiter.core.Algorithm.SLIDING_LOG);
+        ResilientRedisBackend instance = instance();
+        assertThat(instance.leases(log)).isFalse();
+        for (int i = 0; i < 10; i++) {
+            this.clock.advanceMillis(1);
+            instance.tryAcquire(log, "k", 1);
+        }
+        assertThat(instance.leaseState("log", "k").held()).isFalse();
+        assertThat(instance.usage(log, "k").used()).isEqualTo(10);
+    }
+
+    /**
+     * One instance, calls of one permit at random times: leases change nothing in what is decided.
+     * Each decision equals the brute-force model's, and so does the count Redis keeps once the
+     * leases are given back.
+     */
+    @Test
+    void oneInstanceDecidesLikeTheModel() {
+        forEachSeed((seed) -> {
+            flush();
+            SplittableRandom random = new SplittableRandom(seed);
+            int slots = random.nextInt(1, 8);
+            long slotMillis = random.nextInt(1, 6) * 20L;
+            LimitDefinition limit = LimitDefinition.of("api", random.nextInt(1, 60), Duration.ofMillis(slots * slotMillis),
+                    slots);
+            ResilientRedisBackend instance = instance();
+            SlotModel model = new SlotModel(slotMillis, slots);
+            for (int i = 0; i < 300; i++) {
+                this.clock.advanceMillis(random.nextInt(0, 4));
+                long now = this.clock.currentTimeMillis();
+                boolean expected = model.admit(now, 1, limit.limit());
+                assertThat(instance.tryAcquire(limit, "k", 1).allowed()).as("seed %d, call %d", seed, i)
+                        .isEqualTo(expected);
+            }
+            this.clock.advanceMillis(slotMillis);
+            instance.sweepLeases();
+            assertThat(instance.usage(limit, "k").used()).as("seed %d: Redis's count after the give-backs", seed)
+                    .isEqualTo(model.used(this.clock.currentTimeMillis()));
+        });
+    }
+
+    /**
+     * Several instances with uneven load and costs: no window holds more than the limit, and Redis
+     * never counts fewer permits than were admitted.
+     */
+    @Test
+    void severalInstancesNeverAdmitMoreThanTheLimitInAnyWindow() {
+        forEachSeed((seed) -> {
+            flush();
+            SplittableRandom random = new SplittableRandom(seed);
+            int slots = random.nextInt(1, 8);
+            long slotMillis = random.nextInt(1, 6) * 20L;
+            LimitDefinition limit = LimitDefinition.of("api", random.nextInt(1, 200), Duration.ofMillis(slots * slotMillis),
+                    slots);
+            List<ResilientRedisBackend> instances = new ArrayList<>();
+            int count = random.nextInt(2, 5);
+            double[] weights = new double[count];
+            for (int i = 0; i < count; i++) {
+                instances.add(instance());
+                weights[i] = random.nextDouble(0.1, 10);
+            }
+            SlotModel admitted = new SlotModel(slotMillis, slots);
+            for (int i = 0; i < 600; i++) {
+                this.clock.advanceMillis(random.nextInt(0, 3));
+                long now = this.clock.currentTimeMillis();
+                long cost = (random.nextInt(4) == 0) ? random.nextInt(1, 4) : 1;
+                ResilientRedisBackend instance = instances.get(pick(random, weights));
+                if (instance.tryAcquire(limit, "k", cost).allowed()) {
+                    admitted.add(now, cost);
+                    assertThat(admitted.used(now)).as("seed %d, call %d: admitted in the window", seed, i)
+                            .isLessThanOrEqualTo(limit.limit());
+                    assertThat(instance.usage(limit, "k").used()).as("seed %d, call %d: Redis's count", seed, i)
+                            .isGreaterThanOrEqualTo(admitted.used(now));
+                }
+            }
+        });
+    }
+
+    /**
+     * The sizing rule, simulated: N instances, uneven and changing load, callers that together want
+     * more than the limit. Each window admits at least this share of the limit; README, "Leases".
+     */
+    @Test
+    void unevenLoadStillAdmitsMostOfTheLimitInEveryWindow() {
+        for (int count : new int[] { 2, 4, 8 }) {
+            for (long seed = 0; seed < 5; seed++) {
+                flush();
+                SplittableRandom random = new SplittableRandom(seed);
+                LimitDefinition limit = LimitDefinition.of("api", 3_000, Duration.ofSeconds(2), 10);
+                List<ResilientRedisBackend> instances = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    instances.add(instance());
+                }
+                long base = (this.clock.currentTimeMillis() / 2_000 + 1) * 2_000;
+                this.clock.advanceMillis(base - this.clock.currentTimeMillis());
+                long windows = 6;
+                long[] admittedPerWindow = new long[(int) windows];
+                long roundTrips = server.scriptCalls();
+                long decisions = 0;
+                for (long window = 0; window < windows; window++) {
+                    // One instance at a time is hot (nine calls in ten), and it changes every 10 to 100 ms, so
+                    // that the one that was hot stops with a lease in hand; the callers want twice the limit
+                    // and more.
+                    int hot = random.nextInt(count);
+                    long calls = random.nextLong(6_000, 7_500);
+                    for (long call = 0; call < calls; call++) {
+                        this.clock.advanceMillis((call % 4 == 0) ? 1 : 0);
+                        if (random.nextInt(200) == 0) {
+                            hot = random.nextInt(count);
+                        }
+                        int index = (random.nextInt(10) == 0) ? random.nextInt(count) : hot;
+                        decisions++;
+                        if (instances.get(index).tryAcquire(limit, "k", 1).allowed()) {
+                            admittedPerWindow[(int) window]++;
+                        }
+                        if (call % 200 == 0) {
+                            instances.forEach(ResilientRedisBackend::sweepLeases);
+                        }
+                    }
+                    long endOfWindow = base + (window + 1) * 2_000;
+                    this.clock.advanceMillis(endOfWindow - this.clock.currentTimeMillis());
+                    instances.forEach(ResilientRedisBackend::sweepLeases);
+                }
+                for (long window = 0; window < windows; window++) {
+                    assertThat(admittedPerWindow[(int) window]).as("%d instances, seed %d, window %d", count, seed, window)
+                            .isBetween(2_700L, 3_000L);
+                }
+                assertThat(server.scriptCalls() - roundTrips).as("%d instances, seed %d: round trips", count, seed)
+                        .isLessThan(decisions / 10);
+            }
+        }
+    }
+
+    private static int pick(SplittableRandom random, double[] weights) {
+        double total = 0;
+        for (double weight : weights) {
+            total += weight;
+        }
+        double draw = random.nextDouble(total);
+        for (int i = 0; i < weights.length; i++) {
+            draw -= weights[i];
+            if (draw < 0) {
+                return i;
+            }
+        }
+        return weights.length - 1;
+    }
+
+    /** Two calls 10 ms apart: the second takes a lease. */
+    private void lease(ResilientRedisBackend instance, LimitDefinition limit, String key) {
+        instance.tryAcquire(limit, key, 1);
+        this.clock.advanceMillis(10);
+        instance.tryAcquire(limit, key, 1);
+    }
+
+    private RedisBackend redisAtTime() {
+        return RedisBackend.atTime(synchronous(lettuce), new RedisKeys("limiter"), this.clock::currentTimeMillis);
+    }
+
+    private ResilientRedisBackend instance() {
+        return instance(redisAtTime(), FailurePolicy.FAIL_OPEN);
+    }
+
+    private ResilientRedisBackend instance(RedisBackend redis, FailurePolicy policy) {
+        return new ResilientRedisBackend(redis, new LocalBackend(this.clock, 1_000),
+                new ResilientRedisBackend.Settings(policy, Map.of(), 3, 500, 1_000, (name) -> true), this.clock,
+                (limit) -> {
+                }, null, false);
+    }
+
+    /** The real runner, with its background calls (give-backs) run before the call returns. */
+    private static RedisScriptRunner synchronous(LettuceScriptRunner runner) {
+        return new RedisScriptRunner() {
+
+            @Override
+            public List<Long> run(byte[][] keys, byte[][] args) {
+                return runner.run(keys, args);
+            }
+
+            @Override
+            public CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
+                try {
+                    return CompletableFuture.completedFuture(runner.run(keys, args));
+                }
+                catch (RuntimeException ex) {
+                    return CompletableFuture.failedFuture(ex);
+                }
+            }
+
+            @Override
+            public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
+                return runLater(keys, args).toCompletableFuture();
+            }
+
+        };
+    }
+
+    private static void forEachSeed(java.util.function.LongConsumer property) {
+        Long only = Long.getLong("limiter.seed");
+        if (only != null) {
+            property.accept(only);
+            return;
+        }
+        for (long seed = 0; seed < SEEDS; seed++) {
+            property.accept(seed);
+        }
+    }
+
+    /** The brute-force count: every admission's slot and permits; a permit counts while its slot is among the newest N. */
+    private static final class SlotModel {
+
+        private final long slotMillis;
+
+        private final int slots;
+
+        private final List<long[]> admitted = new ArrayList<>();
+
+        SlotModel(long slotMillis, int slots) {
+            this.slotMillis = slotMillis;
+            this.slots = slots;
+        }
+
+        long used(long now) {
+            long slot = Math.floorDiv(now, this.slotMillis);
+            long used = 0;
+            for (long[] admission : this.admitted) {
+                if (admission[0] > slot - this.slots && admission[0] <= slot) {
+                    used += admission[1];
+                }
+            }
+            return used;
+        }
+
+        void add(long now, long cost) {
+            this.admitted.add(new long[] { Math.floorDiv(now, this.slotMillis), cost });
+        }
+
+        boolean admit(long now, long cost, long limit) {
+            if (used(now) + cost > limit) {
+                return false;
+            }
+            add(now, cost);
+            return true;
+        }
+
+    }
+
+}
