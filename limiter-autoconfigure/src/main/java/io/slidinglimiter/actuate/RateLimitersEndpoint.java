@@ -105,6 +105,9 @@ public class RateLimitersEndpoint {
             keyUsage.put("remaining", usage.remaining());
             keyUsage.put("retryAfter", seconds(usage.retryAfter()));
             keyUsage.put("resetAfter", seconds(usage.resetAfter()));
+            if (onRedis(definition.get()) && this.redis.leases(definition.get())) {
+                keyUsage.put("lease", this.redis.leaseState(name, key));
+            }
             if (onRedis(definition.get()) && this.redis.isFailing()) {
                 keyUsage.put("source", "local: Redis is not answering (" + this.redis.lastFailure()
                         + "), so this is this instance's fallback count, not Redis's");
@@ -206,6 +209,9 @@ public class RateLimitersEndpoint {
         description.put("allowed", statistics.allowed());
         description.put("rejected", statistics.rejected());
         description.put("fallback", statistics.fallback());
+        if (onRedis(definition) && this.redis.leases(definition)) {
+            description.put("lease", this.redis.leaseCounts(definition.name()));
+        }
         if (this.registry.isShadow(definition.name())) {
             description.put("shadow", true);
             description.put("shadowRejected", statistics.shadowRejected());

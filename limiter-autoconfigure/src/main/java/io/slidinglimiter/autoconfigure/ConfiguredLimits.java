@@ -5,11 +5,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
+import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.InvalidLimitException;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
@@ -79,6 +81,39 @@ final class ConfiguredLimits {
         return (limit.getBackend() != null) ? limit.getBackend() : defaultBackend;
     }
 
+    /** Why a limit that asks for leases cannot take them, or null when it can. */
+    private static Problem leaseProblem(String prefix, LimiterProperties.Limit limit, Backend defaultBackend) {
+        if (backendOf(limit, defaultBackend) != Backend.REDIS) {
+            return new Problem(prefix + ".lease", "is true, but the limit's counters are local: a lease takes"
+                    + " permits from Redis, which a local limit does not use", "Set " + prefix
+                            + ".backend to redis, or remove " + prefix + ".lease.");
+        }
+        if (limit.getAlgorithm() == Algorithm.SLIDING_LOG) {
+            return new Problem(prefix + ".lease", "is true, but the limit counts by sliding-log, which records"
+                    + " each admission at its millisecond; a lease's permits are counted when it is taken and"
+                    + " admitted later, which the log cannot hold exactly", "Remove " + prefix + ".lease, or set "
+                            + prefix + ".algorithm to sliding-window-counter (leases count in its sub-windows).");
+        }
+        return null;
+    }
+
+    /**
+     * Whether each limit takes leases: its own {@code lease}, else {@code limiter.redis.lease}, for
+     * limits on Redis counted by the sliding window counter (the Redis backend decides the algorithm
+     * of inline limits).
+     * @return the test by limit name, or null when no limit can lease
+     */
+    static Predicate<String> leased(LimiterProperties properties) {
+        boolean byDefault = properties.getRedis().isLease();
+        Map<String, Boolean> own = new LinkedHashMap<>();
+        properties.getLimits().forEach((name, limit) -> own.put(name, (limit.getLease() != null) ? limit.getLease()
+                : byDefault && backendOf(limit, properties.getBackend()) == Backend.REDIS));
+        if (!byDefault && !own.containsValue(true)) {
+            return null;
+        }
+        return (name) -> own.getOrDefault(name, byDefault);
+    }
+
     /**
      * The problem of a limit, or of a plan's limit, that a Redis limit's scripts cannot count
      * exactly ({@code property} holds it, {@code prefix} names the limit); null when there is none.
@@ -117,6 +152,12 @@ final class ConfiguredLimits {
                 backendOf(limit, defaultBackend));
         if (beyondRedis != null) {
             problems.add(beyondRedis);
+        }
+        if (Boolean.TRUE.equals(limit.getLease())) {
+            Problem lease = leaseProblem(prefix, limit, defaultBackend);
+            if (lease != null) {
+                problems.add(lease);
+            }
         }
         int subWindows = (limit.getSubWindows() != null) ? limit.getSubWindows() : defaultSubWindows;
         try {

@@ -204,6 +204,13 @@ public class LimiterProperties {
          */
         private Map<String, Plan> plans = new LinkedHashMap<>();
 
+        /**
+         * Take permits from Redis in batches for this limit's busy keys and admit them in this
+         * instance until spent or their sub-window ends (never more than the limit in any window).
+         * Redis limits of the sliding window counter only. Defaults to limiter.redis.lease.
+         */
+        private Boolean lease;
+
         public Long getLimit() {
             return this.limit;
         }
@@ -282,6 +289,14 @@ public class LimiterProperties {
 
         public void setPlans(Map<String, Plan> plans) {
             this.plans = plans;
+        }
+
+        public Boolean getLease() {
+            return this.lease;
+        }
+
+        public void setLease(Boolean lease) {
+            this.lease = lease;
         }
 
     }
@@ -366,6 +381,20 @@ public class LimiterProperties {
          * the cache off.
          */
         private int denialCacheSize = 100_000;
+
+        /**
+         * Whether Redis limits of the sliding window counter take leases (permits in batches for
+         * busy keys, admitted in this instance), unless limiter.limits.<name>.lease says otherwise.
+         */
+        private boolean lease;
+
+        public boolean isLease() {
+            return this.lease;
+        }
+
+        public void setLease(boolean lease) {
+            this.lease = lease;
+        }
 
         public FailurePolicy getOnFailure() {
             return this.onFailure;

@@ -3,6 +3,7 @@ package io.slidinglimiter.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisURI;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import org.apache.commons.logging.Log;
@@ -46,6 +49,7 @@ import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.config.LimitPropertyNames;
+import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.metrics.DecisionObservers;
@@ -121,7 +125,7 @@ public class LimiterRedisAutoConfiguration {
                 LimiterAutoConfiguration.localBackend(properties, clock),
                 new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
                         redisProperties.getFailureThreshold(), redisProperties.getOpenFor().toMillis(),
-                        redisProperties.getDenialCacheSize()),
+                        redisProperties.getDenialCacheSize(), ConfiguredLimits.leased(properties)),
                 clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), cluster ? null : () -> {
                     // One server: a read that answers proves it back. (A Cluster's shards recover one by one,
                     // each through its own breaker's trial call.)
@@ -195,6 +199,34 @@ public class LimiterRedisAutoConfiguration {
 
     }
 
+    /**
+     * {@code limiter.lease.decisions} (tags {@code limit}, {@code source} = {@code lease} or
+     * {@code redis}): the decisions of each leasing limit admitted from a lease, and taken by Redis.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    static class LeaseMetricsConfiguration {
+
+        @Bean
+        SmartInitializingSingleton limiterLeaseMeters(ObjectProvider<MeterRegistry> meterRegistry,
+                LimiterRedis limiterRedis, LimitRegistry limitRegistry) {
+            return () -> meterRegistry.ifAvailable((registry) -> limitRegistry.onRegistration((definition) -> {
+                if (!limiterRedis.backend().leases(definition)) {
+                    return;
+                }
+                ResilientRedisBackend backend = limiterRedis.backend();
+                String name = definition.name();
+                FunctionCounter.builder("limiter.lease.decisions", backend, (each) -> each.leaseCounts(name).fromLease())
+                        .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
+                        .tag("limit", name).tag("source", "lease").register(registry);
+                FunctionCounter.builder("limiter.lease.decisions", backend, (each) -> each.leaseCounts(name).fromRedis())
+                        .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
+                        .tag("limit", name).tag("source", "redis").register(registry);
+            }));
+        }
+
+    }
+
     /** Limits changed at run time reach every instance through Redis, read every second. */
     @Bean
     @ConditionalOnMissingBean
@@ -228,6 +260,37 @@ public class LimiterRedisAutoConfiguration {
         @Override
         public String lastFailure() {
             return this.backend.lastFailure();
+        }
+
+        @Override
+        public boolean leases(LimitDefinition limit) {
+            return this.backend.leases(limit);
+        }
+
+        @Override
+        public Map<String, Long> leaseCounts(String limitName) {
+            ResilientRedisBackend.LeaseCounts counts = this.backend.leaseCounts(limitName);
+            Map<String, Long> described = new LinkedHashMap<>();
+            described.put("fromLease", counts.fromLease());
+            described.put("fromRedis", counts.fromRedis());
+            described.put("leasesTaken", counts.leasesTaken());
+            described.put("givenBack", counts.givenBack());
+            described.put("lost", counts.lost());
+            return described;
+        }
+
+        @Override
+        public Map<String, Object> leaseState(String limitName, String key) {
+            ResilientRedisBackend.LeaseState state = this.backend.leaseState(limitName, key);
+            if (!state.held()) {
+                return Map.of("held", false);
+            }
+            Map<String, Object> described = new LinkedHashMap<>();
+            described.put("held", true);
+            described.put("left", state.left());
+            described.put("taken", state.taken());
+            described.put("endsInMillis", state.endsInMillis());
+            return described;
         }
 
     }

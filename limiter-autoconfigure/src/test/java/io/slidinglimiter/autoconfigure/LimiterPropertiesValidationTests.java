@@ -50,6 +50,26 @@ class LimiterPropertiesValidationTests {
     }
 
     @Test
+    void aLeaseOnALocalLimitFailsTheStartSayingWhy() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.limits.api.lease")
+                    .contains("is true, but the limit's counters are local: a lease takes permits from Redis");
+            assertThat(analysis.getAction()).contains("Set limiter.limits.api.backend to redis, or remove"
+                    + " limiter.limits.api.lease.");
+        }, "limiter.limits.api.limit=10", "limiter.limits.api.window=1m", "limiter.limits.api.lease=true");
+    }
+
+    @Test
+    void aLeaseOnASlidingLogFailsTheStartSayingWhy() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.limits.api.lease")
+                    .contains("counts by sliding-log, which records each admission at its millisecond");
+            assertThat(analysis.getAction()).contains("limiter.limits.api.algorithm to sliding-window-counter");
+        }, "limiter.limits.api.limit=10", "limiter.limits.api.window=1m", "limiter.limits.api.lease=true",
+                "limiter.limits.api.backend=redis", "limiter.limits.api.algorithm=sliding-log");
+    }
+
+    @Test
     void windowMustBePositive() {
         assertFailure(analysis -> assertThat(analysis.getDescription()).contains("limiter.limits.api.window")
                 .contains("window must be positive but was PT0S"),

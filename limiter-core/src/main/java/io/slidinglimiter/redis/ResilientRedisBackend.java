@@ -145,7 +145,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.onFallback = onFallback;
         this.leasing = (redis instanceof RedisBackend backend && settings.leased() != null) ? backend : null;
         this.leases = (this.leasing != null) ? new Leases(this.leasing, timeSource, settings.leased(),
-                Math.max(1, settings.denialCacheSize()), sweepLeases) : null;
+                (settings.denialCacheSize() > 0) ? settings.denialCacheSize() : 100_000, sweepLeases) : null;
     }
 
     /**
