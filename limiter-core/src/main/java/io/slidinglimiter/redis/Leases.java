@@ -9,13 +9,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
 
@@ -67,6 +68,9 @@ final class Leases implements AutoCloseable {
 
     private final ScheduledExecutorService sweeper;
 
+    private static final AtomicReferenceFieldUpdater<Holder, CompletableFuture> TAKING = AtomicReferenceFieldUpdater
+            .newUpdater(Holder.class, CompletableFuture.class, "taking");
+
     /**
      * @param redis takes and gives back leases
      * @param timeSource this instance's clock
@@ -106,9 +110,10 @@ final class Leases implements AutoCloseable {
      * @param limit the definition in force
      * @param key the counter key
      * @param cost the call's permits
-     * @return the decision, or null to decide in Redis
+     * @return the decision, at the Redis time the lease was taken (which a settle needs), or null to
+     * decide in Redis
      */
-    Decision admit(LimitDefinition limit, String key, long cost) {
+    Decisions admit(LimitDefinition limit, String key, long cost) {
         Holder holder = this.holders.get(new Key(limit.name(), key));
         Lease lease = (holder != null) ? holder.lease : null;
         if (lease == null) {
@@ -135,20 +140,8 @@ final class Leases implements AutoCloseable {
             return null;
         }
         holder.statistics.fromLease.increment();
-        return new Decision(true, limit.limit(), lease.redisRemaining + left - cost, 0,
-                Math.max(0, lease.resetAtMillis - nowMillis));
-    }
-
-    /**
-     * The Redis time a lease-admitted call counts at: its lease's.
-     * @param limit the definition in force
-     * @param key the counter key
-     * @return the time the key's lease was taken at, or 0
-     */
-    long decidedAtMillis(LimitDefinition limit, String key) {
-        Holder holder = this.holders.get(new Key(limit.name(), key));
-        Lease lease = (holder != null) ? holder.lease : null;
-        return (lease != null) ? lease.grant.decidedAtMillis() : 0;
+        return new Decisions(true, List.of(new Decision(true, limit.limit(), lease.redisRemaining + left - cost, 0,
+                Math.max(0, lease.resetAtMillis - nowMillis))), lease.grant.decidedAtMillis());
     }
 
     /**
@@ -168,7 +161,19 @@ final class Leases implements AutoCloseable {
             holder = this.holders.computeIfAbsent(id, (ignored) -> new Holder(id, statisticsOf(limit.name()),
                     this.timeSource.currentTimeMillis()));
         }
-        return holder.taking.compareAndSet(false, true) ? holder : null;
+        return TAKING.compareAndSet(holder, null, new CompletableFuture<Void>()) ? holder : null;
+    }
+
+    /**
+     * The key's lease being taken by another thread now, to wait for instead of deciding in Redis:
+     * it completes when Redis answered or failed (within the runner's timeout).
+     * @param limit the definition in force
+     * @param key the counter key
+     * @return the taking, or null when none is in flight
+     */
+    CompletableFuture<Void> taking(LimitDefinition limit, String key) {
+        Holder holder = this.holders.get(new Key(limit.name(), key));
+        return (holder != null) ? holder.taking : null;
     }
 
     /**
@@ -225,7 +230,7 @@ final class Leases implements AutoCloseable {
                         decision.resetAfterMillis());
             }
         }
-        holder.taking.set(false);
+        released(holder);
         return decision;
     }
 
@@ -234,7 +239,13 @@ final class Leases implements AutoCloseable {
      * @param holder the claimed holder
      */
     void notTaken(Holder holder) {
-        holder.taking.set(false);
+        released(holder);
+    }
+
+    private static void released(Holder holder) {
+        CompletableFuture<Void> taking = holder.taking;
+        holder.taking = null;
+        taking.complete(null);
     }
 
     /**
@@ -277,7 +288,7 @@ final class Leases implements AutoCloseable {
                 end(holder, lease);
             }
             long lastMillis = (lease != null) ? lease.sentAtMillis : holder.createdAtMillis;
-            if (nowMillis - lastMillis > 2 * MAX_LEASE_MILLIS && !holder.taking.get()) {
+            if (nowMillis - lastMillis > 2 * MAX_LEASE_MILLIS && holder.taking == null) {
                 this.holders.remove(holder.key, holder);
             }
         }
@@ -383,8 +394,8 @@ final class Leases implements AutoCloseable {
 
         private final long createdAtMillis;
 
-        /** Set by the thread taking the next lease. */
-        private final AtomicBoolean taking = new AtomicBoolean();
+        /** Set by the thread taking the next lease, completed when it is taken (or not). */
+        private volatile CompletableFuture<Void> taking;
 
         private volatile Lease lease;
 

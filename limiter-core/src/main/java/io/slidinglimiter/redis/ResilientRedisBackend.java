@@ -6,7 +6,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.Set;
 import java.util.function.BiFunction;
@@ -219,9 +222,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         long cost = request.cost();
         boolean leased = this.leases != null && this.leases.covers(limit);
         if (leased) {
-            Decision fromLease = this.leases.admit(limit, key, cost);
+            Decisions fromLease = this.leases.admit(limit, key, cost);
             if (fromLease != null) {
-                return single(fromLease, this.leases.decidedAtMillis(limit, key));
+                return fromLease;
             }
         }
         long sentAtMillis = this.timeSource.currentTimeMillis();
@@ -247,6 +250,16 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             return single(decided(decision, limit, key, cost, sentAtMillis, breaker), grant.decidedAtMillis());
         }
         if (leased) {
+            // Another thread is taking the key's next lease: its answer serves this call too, without
+            // a round trip of its own.
+            CompletableFuture<Void> taking = this.leases.taking(limit, key);
+            if (taking != null) {
+                awaitTaking(taking);
+                Decisions afterTaking = afterTaking(limit, key, cost);
+                if (afterTaking != null) {
+                    return afterTaking;
+                }
+            }
             this.leases.decidedInRedis(limit);
         }
         Decisions decisions;
@@ -277,9 +290,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         long cost = request.cost();
         boolean leased = this.leases != null && this.leases.covers(limit);
         if (leased) {
-            Decision fromLease = this.leases.admit(limit, key, cost);
+            Decisions fromLease = this.leases.admit(limit, key, cost);
             if (fromLease != null) {
-                return CompletableFuture.completedFuture(single(fromLease, this.leases.decidedAtMillis(limit, key)));
+                return CompletableFuture.completedFuture(fromLease);
             }
         }
         long sentAtMillis = this.timeSource.currentTimeMillis();
@@ -310,11 +323,49 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             });
         }
         if (leased) {
+            CompletableFuture<Void> taking = this.leases.taking(limit, key);
+            if (taking != null) {
+                return taking.handle((ignored, failure) -> afterTaking(limit, key, cost))
+                        .thenCompose((afterTaking) -> (afterTaking != null) ? CompletableFuture.completedFuture(afterTaking)
+                                : decideInRedisAsync(requests, blocking, limit, key, cost, breaker));
+            }
+        }
+        return decideInRedisAsync(requests, blocking, limit, key, cost, breaker);
+    }
+
+    /** One limit on Redis's asynchronous path, as without leases. */
+    private CompletionStage<Decisions> decideInRedisAsync(List<LimitRequest> requests, Executor blocking,
+            LimitDefinition limit, String key, long cost, CircuitBreaker breaker) {
+        if (this.leases != null && this.leases.covers(limit)) {
             this.leases.decidedInRedis(limit);
         }
+        long sentAtMillis = this.timeSource.currentTimeMillis();
         return this.redis.tryAcquireAllAsync(requests, blocking).handle((decisions, failure) -> (failure == null)
                 ? single(decided(decisions.get(0), limit, key, cost, sentAtMillis, breaker), decisions.decidedAtMillis())
                 : single(failedOver(RedisBackendException.of(failure), limit, key, cost, breaker), 0));
+    }
+
+    /** Waits for another thread's lease, which its runner's timeout bounds. */
+    private static void awaitTaking(CompletableFuture<Void> taking) {
+        try {
+            taking.get(DENIAL_CACHE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            // Decided in Redis, as without leases.
+        }
+    }
+
+    /** A call that waited for another thread's lease: admitted from it, or denied by what Redis said, or null. */
+    private Decisions afterTaking(LimitDefinition limit, String key, long cost) {
+        Decisions fromLease = this.leases.admit(limit, key, cost);
+        if (fromLease != null) {
+            return fromLease;
+        }
+        Decision denied = cachedDenial(limit, key, this.timeSource.currentTimeMillis());
+        return (denied != null) ? single(denied, 0) : null;
     }
 
     private static Decisions single(Decision decision, long decidedAtMillis) {

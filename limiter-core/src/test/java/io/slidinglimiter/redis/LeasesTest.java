@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
 import io.slidinglimiter.local.LocalBackend;
 
@@ -80,6 +82,23 @@ class LeasesTest {
         assertThat(server.scriptCalls() - calls).as("script calls for 100 decisions").isEqualTo(1);
         assertThat(instance.usage(limit, "k").used()).isEqualTo(101);
         assertThat(instance.leaseCounts("api")).isEqualTo(new ResilientRedisBackend.LeaseCounts(99, 2, 1, 0, 0));
+    }
+
+    @Test
+    void theAsynchronousPathTakesAndServesLeasesToo() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
+        ResilientRedisBackend instance = instance();
+        List<LimitRequest> one = List.of(new LimitRequest(limit, "k", 1));
+        assertThat(instance.tryAcquireAllAsync(one, Runnable::run).toCompletableFuture().get().allowed()).isTrue();
+        this.clock.advanceMillis(10);
+        long calls = server.scriptCalls();
+        for (int i = 1; i <= 100; i++) {
+            Decisions decisions = instance.tryAcquireAllAsync(one, Runnable::run).toCompletableFuture().get();
+            assertThat(decisions.allowed()).isTrue();
+            assertThat(decisions.get(0).remaining()).isEqualTo(999 - i);
+        }
+        assertThat(server.scriptCalls() - calls).as("one lease for 100 decisions").isEqualTo(1);
+        assertThat(instance.leaseCounts("api").fromLease()).isEqualTo(99);
     }
 
     @Test
