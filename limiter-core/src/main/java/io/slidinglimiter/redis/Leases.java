@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -140,8 +141,15 @@ final class Leases implements AutoCloseable {
             return null;
         }
         holder.statistics.fromLease.increment();
-        return new Decisions(true, List.of(new Decision(true, limit.limit(), lease.redisRemaining + left - cost, 0,
-                Math.max(0, lease.resetAtMillis - nowMillis))), lease.grant.decidedAtMillis());
+        // Read before a top-up changes what Redis said (a top-up that lands meanwhile lowers it first and
+        // adds to what is left after: the remaining shown is low for that instant, never high).
+        Decisions admitted = new Decisions(true, List.of(new Decision(true, limit.limit(),
+                lease.redisRemaining + left - cost, 0, Math.max(0, lease.resetAtMillis - nowMillis))),
+                lease.grant.decidedAtMillis());
+        if (left - cost < lease.lowWater && holder.taking == null) {
+            topUp(holder, lease, limit, key);
+        }
+        return admitted;
     }
 
     /**
@@ -190,7 +198,7 @@ final class Leases implements AutoCloseable {
         if (previous == null) {
             return cost;
         }
-        long used = previous.grant.taken() - previous.returned - Math.max(0, previous.left.get());
+        long used = previous.taken - previous.returned - Math.max(0, previous.left.get());
         double perMilli = (double) used / Math.max(MIN_RATE_SPAN_MILLIS, nowMillis - previous.sentAtMillis);
         // Redis's time now, from the offset the previous lease showed; the next lease ends with its sub-window.
         long redisNow = nowMillis + previous.redisOffsetMillis;
@@ -220,9 +228,7 @@ final class Leases implements AutoCloseable {
         }
         if (decision.allowed()) {
             long spare = grant.taken() - cost;
-            long validUntil = Math.min(sentAtMillis + MAX_LEASE_MILLIS,
-                    sentAtMillis + grant.subWindowEndMillis() - grant.decidedAtMillis() - MARGIN_MILLIS);
-            holder.lease = new Lease(limit, key, grant, spare, validUntil, decision.remaining(),
+            holder.lease = new Lease(limit, key, grant, spare, validUntil(grant, sentAtMillis), decision.remaining(),
                     sentAtMillis + decision.resetAfterMillis(), sentAtMillis);
             if (spare > 0) {
                 holder.statistics.taken.increment();
@@ -232,6 +238,69 @@ final class Leases implements AutoCloseable {
         }
         released(holder);
         return decision;
+    }
+
+    /**
+     * Takes more permits for a lease running low, in the background, while its calls go on being
+     * admitted from what is left: permits taken in the lease's sub-window join it; taken in the next
+     * one, they are the key's next lease. Calls that find the lease spent meanwhile wait for it.
+     */
+    private void topUp(Holder holder, Lease lease, LimitDefinition limit, String key) {
+        if (!TAKING.compareAndSet(holder, null, new CompletableFuture<Void>())) {
+            return;
+        }
+        long wanted = wanted(holder, limit, 0);
+        if (wanted <= 0) {
+            released(holder);
+            return;
+        }
+        long sentAtMillis = this.timeSource.currentTimeMillis();
+        CompletionStage<RedisBackend.Lease> grant;
+        try {
+            grant = this.redis.leaseAsync(limit, key, 0, wanted, Runnable::run);
+        }
+        catch (RuntimeException ex) {
+            released(holder);
+            return;
+        }
+        grant.whenComplete((taken, failure) -> {
+            try {
+                if (failure == null && taken.decision().allowed() && taken.taken() > 0) {
+                    toppedUp(holder, lease, limit, key, taken, sentAtMillis);
+                }
+            }
+            finally {
+                released(holder);
+            }
+        });
+    }
+
+    private void toppedUp(Holder holder, Lease lease, LimitDefinition limit, String key, RedisBackend.Lease grant,
+            long sentAtMillis) {
+        holder.statistics.taken.increment();
+        long slotMillis = limit.windowMillis() / limit.subWindows();
+        boolean sameSubWindow = grant.decidedAtMillis() / slotMillis == lease.grant.decidedAtMillis() / slotMillis
+                && grant.counterCreatedAtMillis() == lease.grant.counterCreatedAtMillis()
+                && lease.definition.equals(limit) && holder.lease == lease
+                && this.timeSource.currentTimeMillis() < lease.validUntilMillis;
+        if (sameSubWindow) {
+            lease.redisRemaining = grant.decision().remaining();
+            lease.taken += grant.taken();
+            lease.left.addAndGet(grant.taken());
+            return;
+        }
+        Lease previous = holder.lease;
+        if (previous != null) {
+            end(holder, previous);
+        }
+        holder.lease = new Lease(limit, key, grant, grant.taken(), validUntil(grant, sentAtMillis),
+                grant.decision().remaining(), sentAtMillis + grant.decision().resetAfterMillis(), sentAtMillis);
+    }
+
+    /** Until when a lease may admit, on this instance's clock: before its sub-window ends, at most a second. */
+    private static long validUntil(RedisBackend.Lease grant, long sentAtMillis) {
+        return Math.min(sentAtMillis + MAX_LEASE_MILLIS,
+                sentAtMillis + grant.subWindowEndMillis() - grant.decidedAtMillis() - MARGIN_MILLIS);
     }
 
     /**
@@ -326,7 +395,7 @@ final class Leases implements AutoCloseable {
         if (lease == null || nowMillis >= lease.validUntilMillis || lease.left.get() <= 0) {
             return new ResilientRedisBackend.LeaseState(false, 0, 0, 0);
         }
-        return new ResilientRedisBackend.LeaseState(true, lease.left.get(), lease.grant.taken(), lease.validUntilMillis - nowMillis);
+        return new ResilientRedisBackend.LeaseState(true, lease.left.get(), lease.taken, lease.validUntilMillis - nowMillis);
     }
 
     /**
@@ -422,7 +491,13 @@ final class Leases implements AutoCloseable {
         private final long validUntilMillis;
 
         /** What Redis said was left, counting the whole lease as used. */
-        private final long redisRemaining;
+        private volatile long redisRemaining;
+
+        /** The permits taken for it, the taking call's cost and top-ups included. */
+        private volatile long taken;
+
+        /** Below this many permits left, a top-up is taken in the background. */
+        private final long lowWater;
 
         private final long resetAtMillis;
 
@@ -440,6 +515,8 @@ final class Leases implements AutoCloseable {
             this.key = key;
             this.grant = grant;
             this.left = new AtomicLong(spare);
+            this.taken = grant.taken();
+            this.lowWater = Math.max(1, spare / 4);
             this.validUntilMillis = validUntilMillis;
             this.redisRemaining = redisRemaining;
             this.resetAtMillis = resetAtMillis;

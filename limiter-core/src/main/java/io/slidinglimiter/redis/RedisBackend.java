@@ -382,14 +382,14 @@ public final class RedisBackend implements RateLimitBackend {
      * {@link #lease} on the runner's asynchronous API.
      * @param limit a sliding-window-counter limit
      * @param key the counter key
-     * @param cost the call's permits
+     * @param cost the call's permits; 0 to top up a lease without a call
      * @param wanted the permits this instance expects to admit before the sub-window ends, cost included
      * @param blocking where a runner without an asynchronous API waits
      * @return the lease, or a stage failed with a {@link RedisBackendException}
      */
     public CompletionStage<Lease> leaseAsync(LimitDefinition limit, String key, long cost, long wanted,
             Executor blocking) {
-        LimitRequest.check(limit, key, cost);
+        LimitRequest.check(limit, key, Math.max(cost, 1));
         byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
         return this.runner.runAsync(counterKeys, leaseArguments(limit, cost, wanted), blocking)
                 .handle((reply, failure) -> {

@@ -79,9 +79,12 @@ class LeasesTest {
             assertThat(decision.allowed()).isTrue();
             assertThat(decision.remaining()).isEqualTo(998 - i);
         }
-        assertThat(server.scriptCalls() - calls).as("script calls for 100 decisions").isEqualTo(1);
-        assertThat(instance.usage(limit, "k").used()).isEqualTo(101);
-        assertThat(instance.leaseCounts("api")).isEqualTo(new ResilientRedisBackend.LeaseCounts(99, 2, 1, 0, 0));
+        // Below a quarter left (23 of 99), a top-up in the background: 77 used in no time is a high rate,
+        // so it asks for the limit and Redis gives half of what is left, (1000 - 101) / 2.
+        assertThat(server.scriptCalls() - calls).as("script calls for 100 decisions").isEqualTo(2);
+        assertThat(instance.leaseState("api", "k")).isEqualTo(new ResilientRedisBackend.LeaseState(true, 449, 549, 988));
+        assertThat(instance.usage(limit, "k").used()).isEqualTo(101 + 449);
+        assertThat(instance.leaseCounts("api")).isEqualTo(new ResilientRedisBackend.LeaseCounts(99, 2, 2, 0, 0));
     }
 
     @Test
@@ -97,7 +100,7 @@ class LeasesTest {
             assertThat(decisions.allowed()).isTrue();
             assertThat(decisions.get(0).remaining()).isEqualTo(999 - i);
         }
-        assertThat(server.scriptCalls() - calls).as("one lease for 100 decisions").isEqualTo(1);
+        assertThat(server.scriptCalls() - calls).as("a lease and a top-up for 100 decisions").isEqualTo(2);
         assertThat(instance.leaseCounts("api").fromLease()).isEqualTo(99);
     }
 
