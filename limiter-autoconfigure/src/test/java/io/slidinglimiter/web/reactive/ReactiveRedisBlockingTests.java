@@ -14,6 +14,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
+import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration;
 import io.slidinglimiter.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -103,13 +104,26 @@ class ReactiveRedisBlockingTests {
         assertThat(BLOCKING_CALLS).isEmpty();
     }
 
+    @Test
+    void aLeasedLimitTakesAndServesLeasesWithoutBlockingAnEventLoop() {
+        for (int i = 0; i < 60; i++) {
+            assertThat(status((i % 2 == 0) ? this.first : this.second, "/hello/busy-" + i)).isEqualTo(200);
+        }
+        assertThat(this.first.getBean(LimiterRedisAutoConfiguration.LimiterRedis.class).backend().leaseCounts("busy")
+                .fromLease()).isPositive();
+        assertThat(BLOCKING_CALLS).isEmpty();
+    }
+
     private ConfigurableApplicationContext application() {
         return new SpringApplicationBuilder(ReactiveTestApplication.class).properties(
                 "spring.main.web-application-type=reactive", "server.port=0", "spring.data.redis.host=127.0.0.1",
                 "spring.data.redis.port=" + this.redis.port(), "limiter.backend=redis",
                 "limiter.redis.timeout=200ms", "limiter.limits.ruled.limit=2", "limiter.limits.ruled.window=1m",
                 "limiter.limits.ruled.on-failure=fail-closed", "limiter.http.rules[0].limit=ruled",
-                "limiter.http.rules[0].path=/ruled/**", "limiter.http.rules[0].key=#clientAddress").run();
+                "limiter.http.rules[0].path=/ruled/**", "limiter.http.rules[0].key=#clientAddress",
+                "limiter.limits.busy.limit=1000", "limiter.limits.busy.window=1m", "limiter.limits.busy.lease=true",
+                "limiter.http.rules[1].limit=busy", "limiter.http.rules[1].path=/hello/busy-*",
+                "limiter.http.rules[1].key=#clientAddress").run();
     }
 
     private static int status(ConfigurableApplicationContext application, String path) {
