@@ -38,11 +38,31 @@ class SampleRedisProfileTests {
         }
     }
 
+    @Test
+    void theLeasedPublicLimitStillAdmitsExactlyTenAcrossTwoInstances() throws Exception {
+        try (RedisServer redis = RedisServer.start();
+                ConfigurableApplicationContext first = instance(redis);
+                ConfigurableApplicationContext second = instance(redis)) {
+            int admitted = 0;
+            for (int i = 0; i < 20; i++) {
+                admitted += (status((i % 2 == 0) ? first : second, "/public/news") == 200) ? 1 : 0;
+            }
+            assertThat(admitted).isEqualTo(10);
+            assertThat(body(first, "/actuator/ratelimiters/public")).contains("\"lease\":{\"fromLease\":");
+        }
+    }
+
     private static ConfigurableApplicationContext instance(RedisServer redis) {
         return new SpringApplicationBuilder(SampleApplication.class).profiles("redis")
                 .properties("server.port=0", "spring.data.redis.port=" + redis.port(),
                         "spring.data.redis.host=127.0.0.1", "limiter.redis.timeout=5s")
                 .run();
+    }
+
+    private String body(ConfigurableApplicationContext instance, String path) throws Exception {
+        int port = ((WebServerApplicationContext) instance).getWebServer().getPort();
+        return this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private int status(ConfigurableApplicationContext instance, String path) throws Exception {
