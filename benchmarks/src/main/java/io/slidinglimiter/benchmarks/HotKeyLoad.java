@@ -5,13 +5,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
@@ -127,53 +124,17 @@ public final class HotKeyLoad {
      */
     private static Result run(RedisLoad.Decider decider, int threads, int seconds, long startAtMillis)
             throws Exception {
-        AtomicBoolean measuring = new AtomicBoolean();
-        AtomicBoolean stop = new AtomicBoolean();
-        long[][] latencies = new long[threads][8_000_000 / threads];
-        int[] counts = new int[threads];
-        long[] made = new long[threads];
-        CountDownLatch done = new CountDownLatch(threads);
-        for (int t = 0; t < threads; t++) {
-            int index = t;
-            new Thread(() -> {
-                try {
-                    while (!stop.get()) {
-                        long start = System.nanoTime();
-                        decider.decide(0);
-                        long took = System.nanoTime() - start;
-                        made[index]++;
-                        if (measuring.get() && counts[index] < latencies[index].length) {
-                            latencies[index][counts[index]++] = took;
-                        }
-                    }
-                }
-                catch (Exception ex) {
-                    throw new IllegalStateException(ex);
-                }
-                finally {
-                    done.countDown();
-                }
-            }).start();
-        }
+        RedisLoad.Workers workers = new RedisLoad.Workers(threads, 8_000_000, decider, () -> 0);
         sleepUntil(startAtMillis + WARM_UP_MILLIS);
         long startNanos = System.nanoTime();
-        long before = Arrays.stream(made).sum();
-        measuring.set(true);
+        long before = workers.made();
+        workers.measuring.set(true);
         sleepUntil(startAtMillis + WARM_UP_MILLIS + seconds * 1_000L);
-        measuring.set(false);
-        long measured = Arrays.stream(made).sum() - before;
+        workers.measuring.set(false);
+        long measured = workers.made() - before;
         long elapsed = System.nanoTime() - startNanos;
-        stop.set(true);
-        done.await();
-        long total = Arrays.stream(counts).sum();
-        long[] all = new long[(int) total];
-        int at = 0;
-        for (int t = 0; t < threads; t++) {
-            System.arraycopy(latencies[t], 0, all, at, counts[t]);
-            at += counts[t];
-        }
-        Arrays.sort(all);
-        return new Result(Arrays.stream(made).sum(), measured * 1e9 / elapsed, all[all.length / 2] / 1e3,
+        long[] all = workers.stop();
+        return new Result(workers.made(), measured * 1e9 / elapsed, all[all.length / 2] / 1e3,
                 all[(int) (all.length * 0.99)] / 1e3);
     }
 

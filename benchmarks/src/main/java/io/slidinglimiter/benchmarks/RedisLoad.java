@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -14,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
 import io.github.bucket4j.Bandwidth;
@@ -199,68 +199,96 @@ public final class RedisLoad {
      */
     static double run(String name, int threads, int seconds, RedisServer server, Decider decider)
             throws Exception {
-        AtomicBoolean measuring = new AtomicBoolean();
-        AtomicBoolean stop = new AtomicBoolean();
-        long[][] latencies = new long[threads][];
-        int[] counts = new int[threads];
         // Every decision of the run, warm-up included, against every script Redis ran meanwhile: the
         // share that reached Redis, exactly (nothing is in flight before the start or after the end).
-        long[] made = new long[threads];
         long scriptsBefore = server.scriptCalls();
-        CountDownLatch done = new CountDownLatch(threads);
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int index = t;
-            latencies[t] = new long[4_000_000 / threads];
-            Thread worker = new Thread(() -> {
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                try {
-                    while (!stop.get()) {
-                        long start = System.nanoTime();
-                        decider.decide(random.nextInt(KEYS));
-                        long took = System.nanoTime() - start;
-                        made[index]++;
-                        if (measuring.get() && counts[index] < latencies[index].length) {
-                            latencies[index][counts[index]++] = took;
-                        }
-                    }
-                }
-                catch (Exception ex) {
-                    throw new IllegalStateException(ex);
-                }
-                finally {
-                    done.countDown();
-                }
-            });
-            worker.start();
-            workers.add(worker);
-        }
+        Workers workers = new Workers(threads, 4_000_000, decider, () -> ThreadLocalRandom.current().nextInt(KEYS));
         Thread.sleep(2_000);
         long jvmCpuBefore = jvmCpuNanos();
         long redisCpuBefore = redisCpuNanos(server);
         long startNanos = System.nanoTime();
-        measuring.set(true);
+        workers.measuring.set(true);
         Thread.sleep(seconds * 1_000L);
-        measuring.set(false);
+        workers.measuring.set(false);
         long elapsed = System.nanoTime() - startNanos;
         long jvmCpu = jvmCpuNanos() - jvmCpuBefore;
         long redisCpu = redisCpuNanos(server) - redisCpuBefore;
-        stop.set(true);
-        done.await();
+        long[] all = workers.stop();
         long scripts = server.scriptCalls() - scriptsBefore;
-        long total = Arrays.stream(counts).sum();
-        long[] all = new long[(int) total];
-        int at = 0;
-        for (int t = 0; t < threads; t++) {
-            System.arraycopy(latencies[t], 0, all, at, counts[t]);
-            at += counts[t];
-        }
-        Arrays.sort(all);
+        long total = all.length;
         double perSecond = total * 1e9 / elapsed;
         System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f %12.2f%n", name, threads,
                 perSecond, all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3,
-                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * scripts / Arrays.stream(made).sum());
+                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * scripts / workers.made());
         return perSecond;
+    }
+
+    /**
+     * Threads that call a decider until stopped: each counts every call, and keeps the latencies of
+     * the calls made while {@link #measuring}.
+     */
+    static final class Workers {
+
+        final AtomicBoolean measuring = new AtomicBoolean();
+
+        private final AtomicBoolean stop = new AtomicBoolean();
+
+        private final long[][] latencies;
+
+        private final int[] counts;
+
+        private final long[] made;
+
+        private final CountDownLatch done;
+
+        Workers(int threads, int latencySamples, Decider decider, IntSupplier key) {
+            this.latencies = new long[threads][latencySamples / threads];
+            this.counts = new int[threads];
+            this.made = new long[threads];
+            this.done = new CountDownLatch(threads);
+            for (int t = 0; t < threads; t++) {
+                int index = t;
+                new Thread(() -> {
+                    try {
+                        while (!this.stop.get()) {
+                            long start = System.nanoTime();
+                            decider.decide(key.getAsInt());
+                            long took = System.nanoTime() - start;
+                            this.made[index]++;
+                            if (this.measuring.get() && this.counts[index] < this.latencies[index].length) {
+                                this.latencies[index][this.counts[index]++] = took;
+                            }
+                        }
+                    }
+                    catch (Exception ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                    finally {
+                        this.done.countDown();
+                    }
+                }).start();
+            }
+        }
+
+        /** @return the calls made so far (read racily while running; exact after {@link #stop}) */
+        long made() {
+            return Arrays.stream(this.made).sum();
+        }
+
+        /** Stops every thread and waits for them; @return every measured latency, sorted */
+        long[] stop() throws InterruptedException {
+            this.stop.set(true);
+            this.done.await();
+            long[] all = new long[Arrays.stream(this.counts).sum()];
+            int at = 0;
+            for (int t = 0; t < this.counts.length; t++) {
+                System.arraycopy(this.latencies[t], 0, all, at, this.counts[t]);
+                at += this.counts[t];
+            }
+            Arrays.sort(all);
+            return all;
+        }
+
     }
 
     /** Bytes per key of each algorithm, as Redis's MEMORY USAGE reports them: every slot used, 100 permits logged. */

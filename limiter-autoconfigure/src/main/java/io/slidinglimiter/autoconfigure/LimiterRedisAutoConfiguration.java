@@ -34,6 +34,7 @@ import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBui
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -223,6 +224,52 @@ public class LimiterRedisAutoConfiguration {
                         .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
                         .tag("limit", name).tag("source", "redis").register(registry);
             }));
+        }
+
+    }
+
+    /**
+     * What leases hold is given back when the application stops: after the web server stopped taking
+     * requests, before the Redis connection factory closes its connections (phase 0).
+     */
+    @Bean
+    LeaseGiveBack limiterLeaseGiveBack(LimiterRedis limiterRedis) {
+        return new LeaseGiveBack(limiterRedis.backend());
+    }
+
+    /** Gives back what leases hold as the application stops. */
+    static final class LeaseGiveBack implements SmartLifecycle {
+
+        /** After the web server's stop (DEFAULT_PHASE - 2048), before Spring Data Redis's (0). */
+        static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+        private final ResilientRedisBackend backend;
+
+        private volatile boolean running;
+
+        LeaseGiveBack(ResilientRedisBackend backend) {
+            this.backend = backend;
+        }
+
+        @Override
+        public void start() {
+            this.running = true;
+        }
+
+        @Override
+        public void stop() {
+            this.backend.endLeases();
+            this.running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return this.running;
+        }
+
+        @Override
+        public int getPhase() {
+            return PHASE;
         }
 
     }

@@ -73,6 +73,19 @@ class LeasesIntegrationTests {
         }
     }
 
+    @Test
+    void anInstanceThatStopsGivesBackWhatItsLeasesHold() throws Exception {
+        try (ConfigurableApplicationContext context = start("limiter.limits.hot.lease=true")) {
+            LocalHttp http = LocalHttp.of(context);
+            for (int i = 0; i < 30; i++) {
+                assertThat(http.get("/hot").statusCode()).isEqualTo(200);
+            }
+            assertThat(http.get("/actuator/ratelimiters/hot?key=all").body()).contains("\"lease\":{\"held\":true");
+        }
+        String counted = redis.server().call((commands) -> commands.hget("limiter:{all}:hot", "t"));
+        assertThat(counted).as("Redis's count once the instance stopped").isEqualTo("30");
+    }
+
     private static ConfigurableApplicationContext start(String... more) {
         redis.server().call((commands) -> commands.flushall());
         List<String> properties = new java.util.ArrayList<>(List.of(redis.properties()));

@@ -69,6 +69,9 @@ final class Leases implements AutoCloseable {
 
     private final ScheduledExecutorService sweeper;
 
+    /** Once closed, no lease is taken: the instance is stopping. */
+    private volatile boolean closed;
+
     private static final AtomicReferenceFieldUpdater<Holder, CompletableFuture> TAKING = AtomicReferenceFieldUpdater
             .newUpdater(Holder.class, CompletableFuture.class, "taking");
 
@@ -160,6 +163,9 @@ final class Leases implements AutoCloseable {
      * when another thread is taking one, or too many keys hold leases: decide in Redis as without leases
      */
     Holder claim(LimitDefinition limit, String key) {
+        if (this.closed) {
+            return null;
+        }
         Key id = new Key(limit.name(), key);
         Holder holder = this.holders.get(id);
         if (holder == null) {
@@ -246,7 +252,7 @@ final class Leases implements AutoCloseable {
      * one, they are the key's next lease. Calls that find the lease spent meanwhile wait for it.
      */
     private void topUp(Holder holder, Lease lease, LimitDefinition limit, String key) {
-        if (!TAKING.compareAndSet(holder, null, new CompletableFuture<Void>())) {
+        if (this.closed || !TAKING.compareAndSet(holder, null, new CompletableFuture<Void>())) {
             return;
         }
         long wanted = wanted(holder, limit, 0);
@@ -422,6 +428,7 @@ final class Leases implements AutoCloseable {
      */
     @Override
     public void close() {
+        this.closed = true;
         if (this.sweeper != null) {
             this.sweeper.shutdownNow();
         }

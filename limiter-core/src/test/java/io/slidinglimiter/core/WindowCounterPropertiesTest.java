@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * scratch on each decision, over seeded random schedules. A failure names its seed; replay it
  * alone with {@code -Dlimiter.seed=N}.
  */
-class WindowCounterPropertiesTest {
+public class WindowCounterPropertiesTest {
 
     /** Schedules per property; {@code -Dlimiter.seeds=N} runs more. */
     private static final int SEEDS = Integer.getInteger("limiter.seeds", 500);
@@ -277,8 +277,11 @@ class WindowCounterPropertiesTest {
 
     }
 
-    /** Keeps (slot, cost) of every admission; a permit counts while its slot is among the newest N. */
-    static final class SlotModel implements Model {
+    /**
+     * Keeps (slot, cost) of every admission; a permit counts while its slot is among the newest N.
+     * Public for the Redis leases' tests, which count admissions decided elsewhere with it.
+     */
+    public static final class SlotModel implements Model {
 
         private final long slotMillis;
 
@@ -286,9 +289,26 @@ class WindowCounterPropertiesTest {
 
         private final List<long[]> admitted = new ArrayList<>();
 
-        SlotModel(long slotMillis, int slots) {
+        public SlotModel(long slotMillis, int slots) {
             this.slotMillis = slotMillis;
             this.slots = slots;
+        }
+
+        /**
+         * Counts an admission decided elsewhere.
+         * @param now its time
+         * @param cost its permits
+         */
+        public void add(long now, long cost) {
+            this.admitted.add(new long[] { Math.floorDiv(now, this.slotMillis), cost });
+        }
+
+        /**
+         * @param now a time
+         * @return the permits counted in the window at {@code now}
+         */
+        public long used(long now) {
+            return usedAt(Math.floorDiv(now, this.slotMillis));
         }
 
         @Override

@@ -141,6 +141,19 @@ class LeasesConcurrencyTest {
         assertThat(first.usage(limit, "k").used()).isEqualTo(10);
     }
 
+    @Test
+    void anInstanceThatClosesGivesBackWhatItsLeasesHold() {
+        LimitDefinition limit = LimitDefinition.of("held", 1_000, Duration.ofMinutes(1), 1);
+        ResilientRedisBackend instance = instance();
+        for (int i = 0; i < 30; i++) {
+            assertThat(instance.tryAcquire(limit, "k", 1).allowed()).isTrue();
+        }
+        assertThat(instance.leaseState("held", "k").held()).isTrue();
+        instance.close();
+        String counted = this.server.call((commands) -> commands.hget("limiter:{k}:held", "t"));
+        assertThat(counted).as("Redis's count once the instance closed").isEqualTo("30");
+    }
+
     private ResilientRedisBackend instance() {
         LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(this.server.port());
         this.factories.add(factory);

@@ -8,6 +8,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,6 +22,7 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
+import io.slidinglimiter.core.WindowCounterPropertiesTest.SlotModel;
 import io.slidinglimiter.local.LocalBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -205,13 +207,8 @@ class LeasesTest {
 
     @Test
     void aLeaseServesWhileRedisIsDownThenThePolicyDecidesAndItsRestIsLost() {
-        RedisServer own = RedisServer.start();
-        LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(own.port());
-        try {
+        onARedisOfItsOwn(FailurePolicy.FAIL_CLOSED, (own, instance) -> {
             LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
-            RedisBackend redis = RedisBackend.atTime(synchronous(new LettuceScriptRunner(factory, Duration.ofMillis(200))),
-                    new RedisKeys("limiter"), this.clock::currentTimeMillis);
-            ResilientRedisBackend instance = instance(redis, FailurePolicy.FAIL_CLOSED);
             lease(instance, limit, "k");
             long left = instance.leaseState("api", "k").left();
             own.stop();
@@ -223,22 +220,13 @@ class LeasesTest {
 
             lease(instance, limit, "other");
             assertThat(instance.leaseState("api", "other").held()).as("no new lease without Redis").isFalse();
-        }
-        finally {
-            factory.destroy();
-            own.close();
-        }
+        });
     }
 
     @Test
     void whenRedisFailsToTakeBackAnEndedLeaseItsRestIsCountedAsLost() {
-        RedisServer own = RedisServer.start();
-        LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(own.port());
-        try {
+        onARedisOfItsOwn(FailurePolicy.FAIL_OPEN, (own, instance) -> {
             LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
-            RedisBackend redis = RedisBackend.atTime(synchronous(new LettuceScriptRunner(factory, Duration.ofMillis(200))),
-                    new RedisKeys("limiter"), this.clock::currentTimeMillis);
-            ResilientRedisBackend instance = instance(redis, FailurePolicy.FAIL_OPEN);
             lease(instance, limit, "k");
             long left = instance.leaseState("api", "k").left();
             own.stop();
@@ -246,6 +234,17 @@ class LeasesTest {
             instance.sweepLeases();
             assertThat(instance.leaseCounts("api").lost()).isEqualTo(left);
             assertThat(instance.leaseCounts("api").givenBack()).isZero();
+        });
+    }
+
+    /** An instance on a redis-server of the test's own, which the test may stop. */
+    private void onARedisOfItsOwn(FailurePolicy policy, BiConsumer<RedisServer, ResilientRedisBackend> test) {
+        RedisServer own = RedisServer.start();
+        LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(own.port());
+        try {
+            RedisBackend redis = RedisBackend.atTime(synchronous(new LettuceScriptRunner(factory, Duration.ofMillis(200))),
+                    new RedisKeys("limiter"), this.clock::currentTimeMillis);
+            test.accept(own, instance(redis, policy));
         }
         finally {
             factory.destroy();
@@ -277,16 +276,14 @@ class LeasesTest {
         forEachSeed((seed) -> {
             flush();
             SplittableRandom random = new SplittableRandom(seed);
-            int slots = random.nextInt(1, 8);
-            long slotMillis = random.nextInt(1, 6) * 20L;
-            LimitDefinition limit = LimitDefinition.of("api", random.nextInt(1, 60), Duration.ofMillis(slots * slotMillis),
-                    slots);
+            LimitDefinition limit = randomLimit(random, 60);
+            long slotMillis = limit.windowMillis() / limit.subWindows();
             ResilientRedisBackend instance = instance();
-            SlotModel model = new SlotModel(slotMillis, slots);
+            SlotModel model = new SlotModel(slotMillis, limit.subWindows());
             for (int i = 0; i < 300; i++) {
                 this.clock.advanceMillis(random.nextInt(0, 4));
                 long now = this.clock.currentTimeMillis();
-                boolean expected = model.admit(now, 1, limit.limit());
+                boolean expected = model.decide(now, 1, limit.limit()).allowed();
                 assertThat(instance.tryAcquire(limit, "k", 1).allowed()).as("seed %d, call %d", seed, i)
                         .isEqualTo(expected);
             }
@@ -306,10 +303,7 @@ class LeasesTest {
         forEachSeed((seed) -> {
             flush();
             SplittableRandom random = new SplittableRandom(seed);
-            int slots = random.nextInt(1, 8);
-            long slotMillis = random.nextInt(1, 6) * 20L;
-            LimitDefinition limit = LimitDefinition.of("api", random.nextInt(1, 200), Duration.ofMillis(slots * slotMillis),
-                    slots);
+            LimitDefinition limit = randomLimit(random, 200);
             List<ResilientRedisBackend> instances = new ArrayList<>();
             int count = random.nextInt(2, 5);
             double[] weights = new double[count];
@@ -317,7 +311,7 @@ class LeasesTest {
                 instances.add(instance());
                 weights[i] = random.nextDouble(0.1, 10);
             }
-            SlotModel admitted = new SlotModel(slotMillis, slots);
+            SlotModel admitted = new SlotModel(limit.windowMillis() / limit.subWindows(), limit.subWindows());
             for (int i = 0; i < 600; i++) {
                 this.clock.advanceMillis(random.nextInt(0, 3));
                 long now = this.clock.currentTimeMillis();
@@ -387,6 +381,13 @@ class LeasesTest {
                         .isLessThan(decisions / 10);
             }
         }
+    }
+
+    /** 1 to 7 sub-windows of 20 to 100 ms, a limit below {@code bound}. */
+    private static LimitDefinition randomLimit(SplittableRandom random, int bound) {
+        int slots = random.nextInt(1, 8);
+        long slotMillis = random.nextInt(1, 6) * 20L;
+        return LimitDefinition.of("api", random.nextInt(1, bound), Duration.ofMillis(slots * slotMillis), slots);
     }
 
     private static int pick(SplittableRandom random, double[] weights) {
@@ -462,45 +463,6 @@ class LeasesTest {
         for (long seed = 0; seed < SEEDS; seed++) {
             property.accept(seed);
         }
-    }
-
-    /** The brute-force count: every admission's slot and permits; a permit counts while its slot is among the newest N. */
-    private static final class SlotModel {
-
-        private final long slotMillis;
-
-        private final int slots;
-
-        private final List<long[]> admitted = new ArrayList<>();
-
-        SlotModel(long slotMillis, int slots) {
-            this.slotMillis = slotMillis;
-            this.slots = slots;
-        }
-
-        long used(long now) {
-            long slot = Math.floorDiv(now, this.slotMillis);
-            long used = 0;
-            for (long[] admission : this.admitted) {
-                if (admission[0] > slot - this.slots && admission[0] <= slot) {
-                    used += admission[1];
-                }
-            }
-            return used;
-        }
-
-        void add(long now, long cost) {
-            this.admitted.add(new long[] { Math.floorDiv(now, this.slotMillis), cost });
-        }
-
-        boolean admit(long now, long cost, long limit) {
-            if (used(now) + cost > limit) {
-                return false;
-            }
-            add(now, cost);
-            return true;
-        }
-
     }
 
 }

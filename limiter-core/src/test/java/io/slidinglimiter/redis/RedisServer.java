@@ -172,7 +172,17 @@ public final class RedisServer implements AutoCloseable {
             return work.apply(connection.sync());
         }
         finally {
-            client.shutdown(0, 0, TimeUnit.SECONDS);
+            // A bounded wait: Lettuce's shutdown once waited forever here (a CI run) for a termination
+            // future that never completed, though every event-loop thread had ended.
+            try {
+                client.shutdownAsync(0, 1, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+                // Its threads are gone or going; nothing waits on them.
+            }
         }
     }
 
