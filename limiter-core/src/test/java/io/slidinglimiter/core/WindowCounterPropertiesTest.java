@@ -199,12 +199,22 @@ public class WindowCounterPropertiesTest {
 
     /** Runs {@code property} for each seed, or only for {@code -Dlimiter.seed=N} when given. */
     static void forEachSeed(LongConsumer property) {
+        forEachSeed(SEEDS, property);
+    }
+
+    /**
+     * Runs {@code property} for seeds 0 to {@code seeds - 1}, or only for {@code -Dlimiter.seed=N}
+     * when given, so that a failure's seed replays it alone.
+     * @param seeds how many
+     * @param property the property, given each seed
+     */
+    public static void forEachSeed(int seeds, LongConsumer property) {
         Long only = Long.getLong("limiter.seed");
         if (only != null) {
             property.accept(only);
             return;
         }
-        for (long seed = 0; seed < SEEDS; seed++) {
+        for (long seed = 0; seed < seeds; seed++) {
             property.accept(seed);
         }
     }

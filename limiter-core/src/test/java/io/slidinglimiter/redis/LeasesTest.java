@@ -22,6 +22,7 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
+import io.slidinglimiter.core.WindowCounterPropertiesTest;
 import io.slidinglimiter.core.WindowCounterPropertiesTest.SlotModel;
 import io.slidinglimiter.local.LocalBackend;
 
@@ -273,7 +274,7 @@ class LeasesTest {
      */
     @Test
     void oneInstanceDecidesLikeTheModel() {
-        forEachSeed((seed) -> {
+        WindowCounterPropertiesTest.forEachSeed(SEEDS, (seed) -> {
             flush();
             SplittableRandom random = new SplittableRandom(seed);
             LimitDefinition limit = randomLimit(random, 60);
@@ -300,7 +301,7 @@ class LeasesTest {
      */
     @Test
     void severalInstancesNeverAdmitMoreThanTheLimitInAnyWindow() {
-        forEachSeed((seed) -> {
+        WindowCounterPropertiesTest.forEachSeed(SEEDS, (seed) -> {
             flush();
             SplittableRandom random = new SplittableRandom(seed);
             LimitDefinition limit = randomLimit(random, 200);
@@ -452,17 +453,6 @@ class LeasesTest {
             }
 
         };
-    }
-
-    private static void forEachSeed(java.util.function.LongConsumer property) {
-        Long only = Long.getLong("limiter.seed");
-        if (only != null) {
-            property.accept(only);
-            return;
-        }
-        for (long seed = 0; seed < SEEDS; seed++) {
-            property.accept(seed);
-        }
     }
 
 }
