@@ -25,8 +25,8 @@ import io.slidinglimiter.core.LimitRegistry;
  * number of sub-windows or algorithm starts fresh counters; a new limit can be used by name (by
  * {@code RateLimiters}, the gateway, annotations that name it); shadow mode follows. A limit whose
  * new values are invalid keeps its old ones, and the error names the property. What is fixed when
- * the application starts (a limit's backend and failure policy, its charge and plan expression, URL
- * rules, removing a limit) is left as it is, with a warning; its plans' quotas change live.
+ * the application starts (a limit's backend and failure policy, its charge, plan expression and
+ * lease, URL rules, removing a limit) is left as it is, with a warning; its plans' quotas change live.
  */
 final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEvent> {
 
@@ -62,8 +62,9 @@ final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEve
         LimiterProperties.Backend defaultBackend = properties.getBackend();
         limits.forEach((name, limit) -> apply(name, limit, defaultSubWindows, defaultBackend));
         if (event.getKeys().stream().anyMatch((key) -> key.endsWith(".backend") || key.endsWith(".on-failure")
-                || key.endsWith(".charge") || key.endsWith(".plan"))) {
-            logger.warn("A limit's backend, failure policy, charge or plan expression changed in the Environment:"
+                || key.endsWith(".charge") || key.endsWith(".plan") || key.endsWith(".lease"))) {
+            logger.warn("A limit's backend, failure policy, charge, plan expression or lease changed in the"
+                    + " Environment:"
                     + " those apply from"
                     + " the next start. Changed: " + event.getKeys().stream().filter((key) -> key.startsWith(PREFIX))
                             .sorted().toList());

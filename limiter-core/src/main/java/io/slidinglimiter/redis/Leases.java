@@ -38,7 +38,10 @@ import io.slidinglimiter.core.TimeSource;
  * <li>Size: the call's cost plus what this instance's observed rate for the key would admit until the
  * lease ends; Redis gives at most half of what is left after the call, so a key near its limit is
  * decided permit by permit, in Redis.</li>
- * <li>One thread takes a key's next lease while the others decide in Redis as without leases.</li>
+ * <li>One thread at a time takes a key's next lease, or tops up a lease with a quarter left in the
+ * background; calls that find the lease spent meanwhile wait for it (without a thread, on the
+ * asynchronous path) instead of a round trip of their own, and decide in Redis when it brings
+ * nothing for them.</li>
  * </ul>
  */
 final class Leases implements AutoCloseable {

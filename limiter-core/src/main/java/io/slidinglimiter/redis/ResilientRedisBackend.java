@@ -43,6 +43,9 @@ import io.slidinglimiter.core.TimeSource;
  * reject.</li>
  * <li>Only Redis's own failures count: a call that timed out while Redis answered others, or whose
  * reply came soon after, was slow in this JVM ({@link #slowDecisions()}) and falls back alone.</li>
+ * <li>Limits that lease ({@link Settings#leased()}) admit a busy key's calls from permits taken from
+ * Redis in batches, exactly and never over the limit in any window; a live
+ * lease keeps admitting what it holds while Redis fails.</li>
  * <li>An outage is logged when it starts, with its cause, summed up each minute while it lasts,
  * and logged when it ends; while Redis is out of reach a probe finds it again without traffic.</li>
  * </ul>
