@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.ToLongFunction;
 
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -217,12 +218,8 @@ public class LimiterRedisAutoConfiguration {
                 }
                 ResilientRedisBackend backend = limiterRedis.backend();
                 String name = definition.name();
-                FunctionCounter.builder("limiter.lease.decisions", backend, (each) -> each.leaseCounts(name).fromLease())
-                        .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
-                        .tag("limit", name).tag("source", "lease").register(registry);
-                FunctionCounter.builder("limiter.lease.decisions", backend, (each) -> each.leaseCounts(name).fromRedis())
-                        .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
-                        .tag("limit", name).tag("source", "redis").register(registry);
+                leaseDecisions(registry, backend, name, "lease", (counts) -> counts.fromLease());
+                leaseDecisions(registry, backend, name, "redis", (counts) -> counts.fromRedis());
             }));
         }
 
@@ -272,6 +269,14 @@ public class LimiterRedisAutoConfiguration {
             return PHASE;
         }
 
+    }
+
+    private static void leaseDecisions(MeterRegistry registry, ResilientRedisBackend backend, String limitName,
+            String source, ToLongFunction<ResilientRedisBackend.LeaseCounts> count) {
+        FunctionCounter.builder("limiter.lease.decisions", backend,
+                (each) -> count.applyAsLong(each.leaseCounts(limitName)))
+                .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
+                .tag("limit", limitName).tag("source", source).register(registry);
     }
 
     /** Limits changed at run time reach every instance through Redis, read every second. */

@@ -404,7 +404,8 @@ final class Leases implements AutoCloseable {
         if (lease == null || nowMillis >= lease.validUntilMillis || lease.left.get() <= 0) {
             return new ResilientRedisBackend.LeaseState(false, 0, 0, 0);
         }
-        return new ResilientRedisBackend.LeaseState(true, lease.left.get(), lease.taken, lease.validUntilMillis - nowMillis);
+        return new ResilientRedisBackend.LeaseState(true, lease.left.get(), lease.taken,
+                lease.validUntilMillis - nowMillis);
     }
 
     /**

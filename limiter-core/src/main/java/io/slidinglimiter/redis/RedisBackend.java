@@ -80,7 +80,8 @@ public final class RedisBackend implements RateLimitBackend {
         this(runner, keys, slotOf, null);
     }
 
-    private RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf, LongSupplier fixedTime) {
+    private RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf,
+            LongSupplier fixedTime) {
         this.runner = runner;
         this.keys = keys;
         this.slotOf = slotOf;

@@ -329,7 +329,8 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             CompletableFuture<Void> taking = this.leases.taking(limit, key);
             if (taking != null) {
                 return taking.handle((ignored, failure) -> afterTaking(limit, key, cost))
-                        .thenCompose((afterTaking) -> (afterTaking != null) ? CompletableFuture.completedFuture(afterTaking)
+                        .thenCompose((afterTaking) -> (afterTaking != null)
+                                ? CompletableFuture.completedFuture(afterTaking)
                                 : decideInRedisAsync(requests, blocking, limit, key, cost, breaker));
             }
         }

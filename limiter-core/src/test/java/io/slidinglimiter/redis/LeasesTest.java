@@ -85,7 +85,8 @@ class LeasesTest {
         // Below a quarter left (23 of 99), a top-up in the background: 77 used in no time is a high rate,
         // so it asks for the limit and Redis gives half of what is left, (1000 - 101) / 2.
         assertThat(server.scriptCalls() - calls).as("script calls for 100 decisions").isEqualTo(2);
-        assertThat(instance.leaseState("api", "k")).isEqualTo(new ResilientRedisBackend.LeaseState(true, 449, 549, 988));
+        assertThat(instance.leaseState("api", "k"))
+                .isEqualTo(new ResilientRedisBackend.LeaseState(true, 449, 549, 988));
         assertThat(instance.usage(limit, "k").used()).isEqualTo(101 + 449);
         assertThat(instance.leaseCounts("api")).isEqualTo(new ResilientRedisBackend.LeaseCounts(99, 2, 2, 0, 0));
     }
@@ -243,8 +244,9 @@ class LeasesTest {
         RedisServer own = RedisServer.start();
         LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(own.port());
         try {
-            RedisBackend redis = RedisBackend.atTime(synchronous(new LettuceScriptRunner(factory, Duration.ofMillis(200))),
-                    new RedisKeys("limiter"), this.clock::currentTimeMillis);
+            LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200));
+            RedisBackend redis = RedisBackend.atTime(synchronous(runner), new RedisKeys("limiter"),
+                    this.clock::currentTimeMillis);
             test.accept(own, instance(redis, policy));
         }
         finally {
@@ -375,7 +377,8 @@ class LeasesTest {
                     instances.forEach(ResilientRedisBackend::sweepLeases);
                 }
                 for (long window = 0; window < windows; window++) {
-                    assertThat(admittedPerWindow[(int) window]).as("%d instances, seed %d, window %d", count, seed, window)
+                    assertThat(admittedPerWindow[(int) window])
+                            .as("%d instances, seed %d, window %d", count, seed, window)
                             .isBetween(2_700L, 3_000L);
                 }
                 assertThat(server.scriptCalls() - roundTrips).as("%d instances, seed %d: round trips", count, seed)
