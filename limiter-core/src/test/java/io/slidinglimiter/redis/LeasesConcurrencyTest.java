@@ -25,7 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Two instances with leases, each with its own connection, many threads on one hot key, on real time
  * against a real redis-server. A call counts as admitted inside an interval only when it began and
- * returned inside it. Fail-closed, so that a decision this loaded machine times out never admits.
+ * returned inside it, both read on the wall clock that Redis's {@code TIME} also reads (to the
+ * millisecond), so that a step of this machine's clock moves the test's windows and Redis's alike:
+ * a CI run measured with {@code nanoTime} once saw a window all but empty, as if the wall clock had
+ * jumped two seconds ahead. Fail-closed, so that a decision this loaded machine times out never admits.
  * Each failure message says how many decisions fell back, to tell an outage from the leases.
  */
 class LeasesConcurrencyTest {
@@ -51,13 +54,12 @@ class LeasesConcurrencyTest {
     @Test
     void twoInstancesOfEightThreadsOnOneHotKeyStayWithinTheLimitAndAdmitMostOfIt() throws Exception {
         LimitDefinition limit = LimitDefinition.of("hot", 3_000, Duration.ofSeconds(2), 10);
-        long intervalNanos = Duration.ofMillis(2_000 - 200).toNanos();
+        long intervalMillis = 2_000 - 200;
         ResilientRedisBackend first = instance();
         ResilientRedisBackend second = instance();
         // Start on a window boundary of the shared wall clock (Redis's and this JVM's), run three windows.
         long start = (System.currentTimeMillis() / 2_000 + 1) * 2_000;
         long end = start + 3 * 2_000;
-        long offsetNanos = System.currentTimeMillis() * 1_000_000 - System.nanoTime();
         List<long[]> admitted = new ArrayList<>();
         AtomicLong decisions = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -73,12 +75,12 @@ class LeasesConcurrencyTest {
                         Thread.onSpinWait();
                     }
                     while (System.currentTimeMillis() < end) {
-                        long before = System.nanoTime();
+                        long before = System.currentTimeMillis();
                         boolean allowed = instance.tryAcquire(limit, "k", 1).allowed();
-                        long after = System.nanoTime();
+                        long after = System.currentTimeMillis();
                         calls++;
                         if (allowed) {
-                            mine.add(new long[] { before + offsetNanos, after + offsetNanos });
+                            mine.add(new long[] { before, after });
                         }
                     }
                 }
@@ -104,16 +106,16 @@ class LeasesConcurrencyTest {
         for (int i = 0; i < admitted.size(); i++) {
             long from = admitted.get(i)[0];
             long inside = 0;
-            for (int j = i; j < admitted.size() && admitted.get(j)[0] < from + intervalNanos; j++) {
-                if (admitted.get(j)[1] < from + intervalNanos) {
+            for (int j = i; j < admitted.size() && admitted.get(j)[0] < from + intervalMillis; j++) {
+                if (admitted.get(j)[1] < from + intervalMillis) {
                     inside++;
                 }
             }
             assertThat(inside).as("admitted in the 1.8 s from admission %d", i).isLessThanOrEqualTo(3_000);
         }
         for (int window = 0; window < 3; window++) {
-            long from = (start + window * 2_000L) * 1_000_000;
-            long until = from + 2_000_000_000L;
+            long from = start + window * 2_000L;
+            long until = from + 2_000;
             long inWindow = admitted.stream().filter((call) -> call[0] >= from && call[1] < until).count();
             assertThat(inWindow).as("admitted in window %d (fallbacks %d and %d, slow %d and %d; leases %s and %s)",
                     window, first.fallbackDecisions(), second.fallbackDecisions(), first.slowDecisions(),
