@@ -231,14 +231,12 @@ final class Leases implements AutoCloseable {
             long sentAtMillis) {
         holder.statistics.fromRedis.increment();
         Decision decision = grant.decision();
-        Lease previous = holder.lease;
-        if (previous != null) {
-            end(holder, previous);
+        if (!decision.allowed()) {
+            endCurrent(holder);
         }
-        if (decision.allowed()) {
+        else {
             long spare = grant.taken() - cost;
-            holder.lease = new Lease(limit, key, grant, spare, validUntil(grant, sentAtMillis), decision.remaining(),
-                    sentAtMillis + decision.resetAfterMillis(), sentAtMillis);
+            install(holder, limit, key, grant, spare, sentAtMillis);
             if (spare > 0) {
                 holder.statistics.taken.increment();
                 decision = new Decision(true, decision.limit(), decision.remaining() + spare, 0,
@@ -298,12 +296,22 @@ final class Leases implements AutoCloseable {
             lease.left.addAndGet(grant.taken());
             return;
         }
-        Lease previous = holder.lease;
-        if (previous != null) {
-            end(holder, previous);
-        }
-        holder.lease = new Lease(limit, key, grant, grant.taken(), validUntil(grant, sentAtMillis),
+        install(holder, limit, key, grant, grant.taken(), sentAtMillis);
+    }
+
+    /** The key's next lease: what the current one did not admit is given back. */
+    private void install(Holder holder, LimitDefinition limit, String key, RedisBackend.Lease grant, long spare,
+            long sentAtMillis) {
+        endCurrent(holder);
+        holder.lease = new Lease(limit, key, grant, spare, validUntil(grant, sentAtMillis),
                 grant.decision().remaining(), sentAtMillis + grant.decision().resetAfterMillis(), sentAtMillis);
+    }
+
+    private void endCurrent(Holder holder) {
+        Lease current = holder.lease;
+        if (current != null) {
+            end(holder, current);
+        }
     }
 
     /** Until when a lease may admit, on this instance's clock: before its sub-window ends, at most a second. */
@@ -334,26 +342,32 @@ final class Leases implements AutoCloseable {
         statisticsOf(limit.name()).fromRedis.increment();
     }
 
-    /** Ends a lease once, giving back what it did not admit. */
-    private void end(Holder holder, Lease lease) {
+    /**
+     * Ends a lease once, giving back what it did not admit.
+     * @return when Redis took it back, or failed to (counted as given back or lost); done at once
+     * when there was nothing to give back
+     */
+    private CompletableFuture<?> end(Holder holder, Lease lease) {
         long unused = lease.left.getAndSet(0);
         if (unused <= 0) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         lease.returned = unused;
         LeaseStatistics statistics = holder.statistics;
         try {
-            this.redis.giveBack(lease.definition, lease.key, lease.grant, unused).whenComplete((reply, failure) -> {
-                if (failure == null) {
-                    statistics.givenBack.add(unused);
-                }
-                else {
-                    statistics.lost.add(unused);
-                }
-            });
+            return this.redis.giveBack(lease.definition, lease.key, lease.grant, unused).toCompletableFuture()
+                    .whenComplete((reply, failure) -> {
+                        if (failure == null) {
+                            statistics.givenBack.add(unused);
+                        }
+                        else {
+                            statistics.lost.add(unused);
+                        }
+                    });
         }
         catch (RuntimeException ex) {
             statistics.lost.add(unused);
+            return CompletableFuture.completedFuture(null);
         }
     }
 
@@ -402,7 +416,7 @@ final class Leases implements AutoCloseable {
         Lease lease = (holder != null) ? holder.lease : null;
         long nowMillis = this.timeSource.currentTimeMillis();
         if (lease == null || nowMillis >= lease.validUntilMillis || lease.left.get() <= 0) {
-            return new ResilientRedisBackend.LeaseState(false, 0, 0, 0);
+            return ResilientRedisBackend.LeaseState.NONE;
         }
         return new ResilientRedisBackend.LeaseState(true, lease.left.get(), lease.taken,
                 lease.validUntilMillis - nowMillis);
@@ -415,7 +429,7 @@ final class Leases implements AutoCloseable {
      */
     ResilientRedisBackend.LeaseCounts counts(String limitName) {
         LeaseStatistics counts = this.statistics.get(limitName);
-        return (counts == null) ? new ResilientRedisBackend.LeaseCounts(0, 0, 0, 0, 0)
+        return (counts == null) ? ResilientRedisBackend.LeaseCounts.NONE
                 : new ResilientRedisBackend.LeaseCounts(counts.fromLease.sum(), counts.fromRedis.sum(),
                         counts.taken.sum(), counts.givenBack.sum(), counts.lost.sum());
     }
@@ -439,15 +453,8 @@ final class Leases implements AutoCloseable {
         List<CompletableFuture<?>> pending = new ArrayList<>();
         for (Holder holder : this.holders.values()) {
             Lease lease = holder.lease;
-            long unused = (lease != null) ? lease.left.getAndSet(0) : 0;
-            if (unused > 0) {
-                try {
-                    pending.add(this.redis.giveBack(lease.definition, lease.key, lease.grant, unused)
-                            .toCompletableFuture());
-                }
-                catch (RuntimeException ex) {
-                    holder.statistics.lost.add(unused);
-                }
+            if (lease != null) {
+                pending.add(end(holder, lease));
             }
         }
         try {

@@ -193,6 +193,10 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      * @param endsInMillis how long it may still admit
      */
     public record LeaseState(boolean held, long left, long taken, long endsInMillis) {
+
+        /** No lease held. */
+        public static final LeaseState NONE = new LeaseState(false, 0, 0, 0);
+
     }
 
     /**
@@ -206,6 +210,10 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      * sub-window leaves the window
      */
     public record LeaseCounts(long fromLease, long fromRedis, long leasesTaken, long givenBack, long lost) {
+
+        /** A limit that never leased. */
+        public static final LeaseCounts NONE = new LeaseCounts(0, 0, 0, 0, 0);
+
     }
 
     @Override
@@ -636,7 +644,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      * @return its state; not held when none is, or the limit does not lease
      */
     public LeaseState leaseState(String limitName, String key) {
-        return (this.leases != null) ? this.leases.state(limitName, key) : new LeaseState(false, 0, 0, 0);
+        return (this.leases != null) ? this.leases.state(limitName, key) : LeaseState.NONE;
     }
 
     /**
@@ -645,7 +653,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      * @return its counts; zeros when it does not lease
      */
     public LeaseCounts leaseCounts(String limitName) {
-        return (this.leases != null) ? this.leases.counts(limitName) : new LeaseCounts(0, 0, 0, 0, 0);
+        return (this.leases != null) ? this.leases.counts(limitName) : LeaseCounts.NONE;
     }
 
     /**
