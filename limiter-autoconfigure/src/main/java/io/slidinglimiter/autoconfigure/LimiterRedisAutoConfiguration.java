@@ -223,6 +223,15 @@ public class LimiterRedisAutoConfiguration {
             }));
         }
 
+        /** Here, not in the outer class: its signature names Micrometer, which may be absent. */
+        private static void leaseDecisions(MeterRegistry registry, ResilientRedisBackend backend, String limitName,
+                String source, ToLongFunction<ResilientRedisBackend.LeaseCounts> count) {
+            FunctionCounter.builder("limiter.lease.decisions", backend,
+                    (each) -> count.applyAsLong(each.leaseCounts(limitName)))
+                    .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
+                    .tag("limit", limitName).tag("source", source).register(registry);
+        }
+
     }
 
     /**
@@ -269,14 +278,6 @@ public class LimiterRedisAutoConfiguration {
             return PHASE;
         }
 
-    }
-
-    private static void leaseDecisions(MeterRegistry registry, ResilientRedisBackend backend, String limitName,
-            String source, ToLongFunction<ResilientRedisBackend.LeaseCounts> count) {
-        FunctionCounter.builder("limiter.lease.decisions", backend,
-                (each) -> count.applyAsLong(each.leaseCounts(limitName)))
-                .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
-                .tag("limit", limitName).tag("source", source).register(registry);
     }
 
     /** Limits changed at run time reach every instance through Redis, read every second. */

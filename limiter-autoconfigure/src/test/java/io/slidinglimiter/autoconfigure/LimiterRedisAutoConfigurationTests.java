@@ -318,6 +318,28 @@ class LimiterRedisAutoConfigurationTests {
         }));
     }
 
+    /**
+     * Spring reads every method of an auto-configuration class when it starts: none of this one's may
+     * name a Micrometer type outside a class that only loads with Micrometer there. Checked in a class
+     * loader of the test class path without micrometer-core (a filtering class loader cannot show it:
+     * the class is already defined by one that sees Micrometer).
+     */
+    @Test
+    void theRedisAutoConfigurationCanBeReadWithoutMicrometer() throws Exception {
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<java.net.URL> urls = new java.util.ArrayList<>();
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            if (!entry.contains("micrometer-core")) {
+                urls.add(new java.io.File(entry).toURI().toURL());
+            }
+        }
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(urls.toArray(java.net.URL[]::new),
+                ClassLoader.getPlatformClassLoader())) {
+            assertThat(loader.loadClass(LimiterRedisAutoConfiguration.class.getName()).getDeclaredMethods())
+                    .isNotEmpty();
+        }
+    }
+
     @Test
     void redisWithoutSpringDataRedisFailsTheStartNamingTheDependency() {
         this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis", "io.lettuce"))
