@@ -48,7 +48,12 @@ public class LeaseBenchmarks {
                         "spring.data.redis.port=" + this.server.port(), "limiter.backend=redis",
                         "limiter.limits.leased.limit=1000000000000", "limiter.limits.leased.window=1m",
                         "limiter.limits.leased.lease=true", "limiter.limits.plain.limit=1000000000000",
-                        "limiter.limits.plain.window=1m")
+                        "limiter.limits.plain.window=1m",
+                        // The bench service's own limits, which the application needs to start.
+                        "limiter.limits.allow.limit=1000", "limiter.limits.allow.window=1s",
+                        "limiter.limits.charged-less.limit=1000", "limiter.limits.charged-less.window=1s",
+                        "limiter.limits.charged-same.limit=1000", "limiter.limits.charged-same.window=1s",
+                        "limiter.limits.reject.limit=1", "limiter.limits.reject.window=1h")
                 .run();
         this.rateLimiters = this.context.getBean(RateLimiters.class);
     }
