@@ -31,6 +31,14 @@ public record LimitOperation(LimitRegistry.Handle limit, KeyExpression key, long
         return (this.plan == null) ? null : this.plan.planOf(context);
     }
 
+    /**
+     * Whether a call's variables are needed: not when the key is shared or a parameter, the cost a
+     * number, and there is neither a condition nor a plan.
+     */
+    boolean needsContext() {
+        return this.key.needsContext() || this.cost != null || this.condition != null || this.plan != null;
+    }
+
     boolean appliesTo(EvaluationContext context) {
         return this.condition == null || Boolean.TRUE.equals(this.condition.getValue(context, Boolean.class));
     }

@@ -53,6 +53,12 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     private final Supplier<ChargeSettlement> charges;
 
+    /** Whether calls may run in a servlet request: not in a reactive or non-web application. */
+    private final boolean servletCalls;
+
+    /** Whether calls may run in a WebFlux request: not in a servlet or non-web application. */
+    private final boolean reactiveCalls;
+
     /** The limits whose cost expression failed at least once: their failure was logged. */
     private final Set<String> costFailuresLogged = ConcurrentHashMap.newKeySet();
 
@@ -66,10 +72,30 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      */
     public RateLimitedInterceptor(Supplier<RateLimitedOperationSource> operations, Supplier<RateLimiters> rateLimiters,
             Supplier<LimiterExpressionParser> parser, Supplier<ChargeSettlement> charges) {
+        this(operations, rateLimiters, parser, charges, true, true);
+    }
+
+    /**
+     * Creates the interceptor for an application of a known web stack, which looks for the request
+     * a call serves only where one can be: a servlet application has no WebFlux request, and an
+     * application that is not a web application has neither (two thread-local look-ups saved on
+     * every call).
+     * @param operations the resolved operations
+     * @param rateLimiters decides
+     * @param parser the parser the operations' expressions came from
+     * @param charges settles charged calls once they ended
+     * @param servletCalls whether calls may serve a servlet request
+     * @param reactiveCalls whether calls may serve a WebFlux request
+     */
+    public RateLimitedInterceptor(Supplier<RateLimitedOperationSource> operations, Supplier<RateLimiters> rateLimiters,
+            Supplier<LimiterExpressionParser> parser, Supplier<ChargeSettlement> charges, boolean servletCalls,
+            boolean reactiveCalls) {
         this.operations = SingletonSupplier.of(operations);
         this.rateLimiters = SingletonSupplier.of(rateLimiters);
         this.parser = SingletonSupplier.of(parser);
         this.charges = SingletonSupplier.of(charges);
+        this.servletCalls = servletCalls && SERVLET_WEB_PRESENT;
+        this.reactiveCalls = reactiveCalls && REACTIVE_WEB_PRESENT;
     }
 
     @Override
@@ -107,9 +133,9 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      * The request the current thread serves: a servlet request, or a WebFlux request where Reactor
      * propagates its context to thread locals; null otherwise.
      */
-    private static WebCall currentWebCall() {
-        WebCall web = SERVLET_WEB_PRESENT ? HttpRateLimitContext.current() : null;
-        if (web == null && REACTIVE_WEB_PRESENT) {
+    private WebCall currentWebCall() {
+        WebCall web = this.servletCalls ? HttpRateLimitContext.current() : null;
+        if (web == null && this.reactiveCalls) {
             web = ReactiveRateLimitContext.current();
         }
         return web;
@@ -162,7 +188,10 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     private void enforce(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
         if (operation.limits().size() == 1) {
-            enforce(operation.limits().get(0), this.rateLimiters.get(), context(operation, method, args, web), web);
+            LimitOperation limit = operation.limits().get(0);
+            // A key read from the arguments, a constant cost, no condition, no plan: nothing to evaluate.
+            MethodCallContext context = limit.needsContext() ? context(operation, method, args, web) : null;
+            enforce(limit, this.rateLimiters.get(), args, context, web);
             return;
         }
         List<LimitRequest> requests = requestsOf(operation, method, args, web, null);
@@ -212,16 +241,17 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     /**
      * One limit. Outside a web request nothing needs an admission's numbers, so none is made: only
-     * a rejection becomes a Decision, for the exception.
+     * a rejection becomes a Decision, for the exception. The context is null when the limit
+     * {@linkplain LimitOperation#needsContext() needs none}.
      */
-    private void enforce(LimitOperation limit, RateLimiters rateLimiters, MethodCallContext context,
+    private void enforce(LimitOperation limit, RateLimiters rateLimiters, Object[] args, MethodCallContext context,
             WebCall web) {
         if (!limit.appliesTo(context)) {
             return;
         }
         String plan = limit.planOf(context);
         LimitDefinition definition = limit.limit().definition(plan);
-        String key = limit.key().keyFor(definition, context);
+        String key = limit.key().keyFor(definition, args, context);
         if (key == null) {
             return;
         }
@@ -247,6 +277,9 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      * cause is logged once per limit, for the developer.
      */
     private long cost(LimitOperation limit, LimitDefinition definition, MethodCallContext context) {
+        if (limit.cost() == null) {
+            return limit.constantCost();
+        }
         Long cost;
         try {
             cost = limit.costOf(context);

@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import org.springframework.aop.support.AopUtils;
@@ -44,6 +46,9 @@ import io.slidinglimiter.expression.PlanExpression;
  * inline attributes), parses and checks its expressions, and caches the result.
  */
 public final class RateLimitedOperationSource {
+
+    /** An expression that is one variable and nothing more: {@code #userId}. */
+    private static final Pattern VARIABLE = Pattern.compile("#([A-Za-z_$][A-Za-z0-9_$]*)");
 
     private static final Set<String> CALL_VARIABLES = Set.of("request", "principal", "clientAddress", "method",
             "args");
@@ -178,7 +183,8 @@ public final class RateLimitedOperationSource {
         List<InvalidLimiterConfigurationException.Problem> problems = new ArrayList<>();
         for (RateLimited annotation : annotations) {
             try {
-                LimitOperation limit = limitOperation(annotation, specific, userClass, description, variables);
+                LimitOperation limit = limitOperation(annotation, specific, userClass, description, variables,
+                        parameterIndex);
                 if (!names.add(limit.limitName())) {
                     throw problem(description, "limit '" + limit.limitName() + "' is applied twice",
                             "Apply each limit once per method.");
@@ -198,11 +204,10 @@ public final class RateLimitedOperationSource {
     }
 
     private LimitOperation limitOperation(RateLimited annotation, Method method, Class<?> userClass,
-            String description, Set<String> variables) {
+            String description, Set<String> variables, Map<String, Integer> parameterIndex) {
         String name = limitName(annotation, method, userClass, description);
         LimitDefinition definition = definition(name, annotation, description);
-        KeyExpression key = new KeyExpression(expression(annotation.key(), "key", description, variables),
-                description, this.allowEmptyKeys);
+        KeyExpression key = keyExpression(annotation.key(), method, description, variables, parameterIndex);
         Expression condition = expression(annotation.condition(), "condition", description, variables);
         Expression charge = chargeExpression(name, annotation, method, description, variables);
         PlanExpression plan = planExpression(name, annotation, description, variables);
@@ -222,6 +227,21 @@ public final class RateLimitedOperationSource {
         Expression costExpression = expression(cost, "cost", description, variables);
         checkLiteral(costExpression, "cost", description, name, 1, largest);
         return new LimitOperation(handle, key, 0, costExpression, condition, charge, plan);
+    }
+
+    /**
+     * The key: read from the call's arguments when it is one {@code String} parameter and nothing
+     * more ({@code #userId}, {@code #p0}), else evaluated.
+     */
+    private KeyExpression keyExpression(String source, Method method, String description, Set<String> variables,
+            Map<String, Integer> parameterIndex) {
+        Expression expression = expression(source, "key", description, variables);
+        Matcher variable = VARIABLE.matcher(source.trim());
+        Integer parameter = variable.matches() ? parameterIndex.get(variable.group(1)) : null;
+        if (parameter != null && method.getParameterTypes()[parameter] == String.class) {
+            return KeyExpression.ofParameter(expression, parameter, description, this.allowEmptyKeys);
+        }
+        return new KeyExpression(expression, description, this.allowEmptyKeys);
     }
 
     /**

@@ -61,9 +61,11 @@ public class LimiterAopAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedOperationSource> rateLimitedOperationSource,
             ObjectProvider<RateLimiters> rateLimiters, ObjectProvider<LimiterExpressionParser> limiterExpressionParser,
-            ObjectProvider<ChargeSettlement> limiterChargeSettlement) {
+            ObjectProvider<ChargeSettlement> limiterChargeSettlement, ApplicationContext applicationContext) {
+        WebStack webStack = WebStack.of(applicationContext);
         return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimitedOperationSource::getObject,
-                rateLimiters::getObject, limiterExpressionParser::getObject, limiterChargeSettlement::getObject));
+                rateLimiters::getObject, limiterExpressionParser::getObject, limiterChargeSettlement::getObject,
+                webStack == WebStack.SERVLET, webStack == WebStack.REACTIVE));
     }
 
     @Bean

@@ -29,6 +29,9 @@ public final class KeyExpression {
 
     private final boolean allowEmpty;
 
+    /** The position of the String parameter that is the whole expression ({@code #userId}), or -1. */
+    private final int parameter;
+
     private final AtomicBoolean failureLogged = new AtomicBoolean();
 
     /**
@@ -38,9 +41,38 @@ public final class KeyExpression {
      * @param allowEmpty whether a call with an empty key bypasses the limit; else it is denied
      */
     public KeyExpression(Expression expression, String where, boolean allowEmpty) {
+        this(expression, where, allowEmpty, -1);
+    }
+
+    private KeyExpression(Expression expression, String where, boolean allowEmpty, int parameter) {
         this.expression = expression;
         this.where = where;
         this.allowEmpty = allowEmpty;
+        this.parameter = parameter;
+    }
+
+    /**
+     * A key that is one of a method's {@code String} parameters and nothing more ({@code #userId},
+     * {@code #p0}): read from the call's arguments, as the expression would give it, with no
+     * evaluation context and no evaluation.
+     * @param expression the parsed expression, for its text
+     * @param parameter the parameter's position
+     * @param where what declared it, for the log
+     * @param allowEmpty whether a call with an empty key bypasses the limit; else it is denied
+     * @return the key
+     */
+    public static KeyExpression ofParameter(Expression expression, int parameter, String where, boolean allowEmpty) {
+        return new KeyExpression(expression, where, allowEmpty, parameter);
+    }
+
+    /**
+     * Whether the key is evaluated in the call's context: not when it is one key shared by every
+     * call, nor when it is a {@linkplain #ofParameter parameter}, read from the call's arguments by
+     * {@link #keyFor(LimitDefinition, Object[], EvaluationContext)}.
+     * @return false when no context is needed
+     */
+    public boolean needsContext() {
+        return this.expression != null && this.parameter < 0;
     }
 
     /**
@@ -51,7 +83,27 @@ public final class KeyExpression {
      * @throws RateLimitExceededException when it is empty and empty keys are rejected
      */
     public String keyFor(LimitDefinition limit, EvaluationContext context) {
-        String key = evaluate(context);
+        return nonEmpty(limit, evaluate(context));
+    }
+
+    /**
+     * The key of one call to {@code limit}, read from its arguments when the key is a parameter.
+     * @param limit the limit the key is for
+     * @param args the call's arguments
+     * @param context the call's variables; may be null when the key {@linkplain #needsContext() needs none}
+     * @return the key; null when it is empty and empty keys bypass the limit
+     * @throws RateLimitExceededException when it is empty and empty keys are rejected
+     */
+    public String keyFor(LimitDefinition limit, Object[] args, EvaluationContext context) {
+        if (this.parameter < 0) {
+            return keyFor(limit, context);
+        }
+        String key = (String) args[this.parameter];
+        return nonEmpty(limit, (key == null || key.isBlank()) ? null : key);
+    }
+
+    /** The key; null, when empty keys bypass the limit, for an empty one. */
+    private String nonEmpty(LimitDefinition limit, String key) {
         if (key == null && !this.allowEmpty) {
             throw RateLimitExceededException.forMissingKey(limit, (this.expression != null)
                     ? "the key expression " + this.expression.getExpressionString() : "the key");

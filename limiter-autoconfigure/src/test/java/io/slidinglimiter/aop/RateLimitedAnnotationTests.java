@@ -168,6 +168,34 @@ class RateLimitedAnnotationTests {
     }
 
     @Test
+    void aKeyThatIsAStringParameterIsReadFromTheArgumentsAndCountsAsItsExpressionWould() {
+        this.runner.run((context) -> {
+            Accounts accounts = context.getBean(Accounts.class);
+            RateLimiters limiters = context.getBean(RateLimiters.class);
+            RateLimitedOperationSource operations = context.getBean(RateLimitedOperationSource.class);
+            // Read from the arguments: a String parameter by name or position, and no other expression.
+            assertThat(needsContext(operations, accounts, "login", String.class)).isFalse();
+            assertThat(needsContext(operations, accounts, "positional", String.class, String.class)).isFalse();
+            assertThat(needsContext(operations, accounts, "account", long.class)).isTrue();
+            assertThat(needsContext(operations, accounts, "byEmail", String.class)).isTrue();
+            assertThat(needsContext(operations, accounts, "pay", String.class, int.class)).isTrue();
+            // The same counter as the expression's: the programmatic API shares it.
+            accounts.positional("alice", "x");
+            assertThat(limiters.peek("positional", "alice").remaining()).isZero();
+            assertThat(catchDenied(() -> accounts.positional("alice", "y")).getKey()).isEqualTo("alice");
+            accounts.account(42);
+            assertThat(catchDenied(() -> accounts.account(42)).getKey()).isEqualTo("42");
+            assertThat(limiters.peek("account", "42").remaining()).isZero();
+        });
+    }
+
+    private static boolean needsContext(RateLimitedOperationSource operations, Object target, String name,
+            Class<?>... parameterTypes) throws NoSuchMethodException {
+        return operations.operationOfCall(Accounts.class.getMethod(name, parameterTypes), target).limits().get(0)
+                .needsContext();
+    }
+
+    @Test
     void aKeyExpressionThatFailsCountsAsAnEmptyKey() {
         this.runner.run((context) -> {
             Accounts accounts = context.getBean(Accounts.class);
@@ -352,6 +380,10 @@ class RateLimitedAnnotationTests {
 
         @RateLimited(name = "positional", limit = 1, window = "1m", key = "#p0")
         public void positional(String user, String ignored) {
+        }
+
+        @RateLimited(name = "account", limit = 1, window = "1m", key = "#id")
+        public void account(long id) {
         }
 
         @RateLimited(name = "tenant", limit = 1, window = "1m",
