@@ -1,5 +1,6 @@
 package io.slidinglimiter.aop;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -186,6 +187,24 @@ class RateLimitedAnnotationTests {
             accounts.account(42);
             assertThat(catchDenied(() -> accounts.account(42)).getKey()).isEqualTo("42");
             assertThat(limiters.peek("account", "42").remaining()).isZero();
+        });
+    }
+
+    @Test
+    void everyMethodOfAClassFindsItsOwnLimitOnTheCallPathOverloadsIncluded() {
+        this.runner.run((context) -> {
+            RateLimitedOperationSource operations = context.getBean(RateLimitedOperationSource.class);
+            Overloads target = new Overloads();
+            // Twice round: the first calls resolve and grow the table, the second only read it.
+            for (int round = 0; round < 2; round++) {
+                for (Method method : Overloads.class.getDeclaredMethods()) {
+                    RateLimited annotation = method.getAnnotation(RateLimited.class);
+                    RateLimitedOperation operation = operations.operationOfCall(method, target);
+                    assertThat(operation.limits()).singleElement()
+                            .satisfies((limit) -> assertThat(limit.limitName()).isEqualTo(annotation.name()));
+                }
+            }
+            assertThat(operations.operationOfCall(Accounts.class.getMethod("logins"), new Accounts())).isNull();
         });
     }
 
@@ -389,6 +408,58 @@ class RateLimitedAnnotationTests {
         @RateLimited(name = "tenant", limit = 1, window = "1m",
                 key = "@tenantNames.prefix(#a0) + ':' + #method.name + ':' + #args.length")
         public void tenantScoped(String tenant) {
+        }
+
+    }
+
+    static class Overloads {
+
+        @RateLimited(name = "call-0", limit = 1, window = "1m")
+        public void call() {
+        }
+
+        @RateLimited(name = "call-1", limit = 1, window = "1m")
+        public void call(String a) {
+        }
+
+        @RateLimited(name = "call-1-int", limit = 1, window = "1m")
+        public void call(int a) {
+        }
+
+        @RateLimited(name = "call-1-long", limit = 1, window = "1m")
+        public void call(long a) {
+        }
+
+        @RateLimited(name = "call-2", limit = 1, window = "1m")
+        public void call(String a, String b) {
+        }
+
+        @RateLimited(name = "call-2-int", limit = 1, window = "1m")
+        public void call(String a, int b) {
+        }
+
+        @RateLimited(name = "read", limit = 1, window = "1m")
+        public void read() {
+        }
+
+        @RateLimited(name = "write", limit = 1, window = "1m")
+        public void write() {
+        }
+
+        @RateLimited(name = "delete", limit = 1, window = "1m")
+        public void delete(String a) {
+        }
+
+        @RateLimited(name = "list", limit = 1, window = "1m")
+        public void list(String a, String b, String c) {
+        }
+
+        @RateLimited(name = "find", limit = 1, window = "1m")
+        public void find(long a) {
+        }
+
+        @RateLimited(name = "count", limit = 1, window = "1m")
+        public void count() {
         }
 
     }
