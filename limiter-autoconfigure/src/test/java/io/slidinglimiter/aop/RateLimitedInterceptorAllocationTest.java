@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.annotation.RateLimited;
@@ -38,8 +39,7 @@ class RateLimitedInterceptorAllocationTest {
     @Test
     void anAdmittedCallWithAParameterKeyAllocatesNothingOfTheInterceptors() {
         this.runner.run((context) -> {
-            RateLimitedInterceptor interceptor = (RateLimitedInterceptor) context.getBean(RateLimitedAdvisor.class)
-                    .getAdvice();
+            RateLimitedInterceptor interceptor = interceptor(context);
             Call call = new Call(new Hot(), Hot.class.getMethod("byParameter", String.class), "k");
             assertThat(bytesPerCall(interceptor, call)).isZero();
             assertThat(context.getBean(RateLimiters.class).peek("by-parameter", "k").remaining())
@@ -50,12 +50,15 @@ class RateLimitedInterceptorAllocationTest {
     @Test
     void anEvaluatedKeyBuildsOneObjectAtMost() {
         this.runner.run((context) -> {
-            RateLimitedInterceptor interceptor = (RateLimitedInterceptor) context.getBean(RateLimitedAdvisor.class)
-                    .getAdvice();
+            RateLimitedInterceptor interceptor = interceptor(context);
             Call call = new Call(new Hot(), Hot.class.getMethod("byExpression", String.class), "k");
             // The call's variables: a header and five references, 40 bytes with compressed pointers.
             assertThat(bytesPerCall(interceptor, call)).isLessThanOrEqualTo(48);
         });
+    }
+
+    private static RateLimitedInterceptor interceptor(ApplicationContext context) {
+        return (RateLimitedInterceptor) context.getBean(RateLimitedAdvisor.class).getAdvice();
     }
 
     /** Bytes per call in the quietest of a few rounds after a warm-up round, as LocalBackendAllocationTest counts. */
