@@ -6,12 +6,15 @@ import java.util.concurrent.atomic.LongAdder;
  * How often one limit admitted and rejected calls since start, and how many of its decisions were
  * taken without its backend (a Redis outage). Counted without a lock; read for metrics and the
  * Actuator endpoint. A fallback decision is also counted as allowed or rejected.
+ * <p>
+ * Admissions and rejections, counted on every decision, go to {@link PerThreadCount}s: most
+ * threads add to a cell of their own without a locked instruction.
  */
 public final class LimitStatistics {
 
-    private final LongAdder allowed = new LongAdder();
+    private final PerThreadCount allowed = new PerThreadCount();
 
-    private final LongAdder rejected = new LongAdder();
+    private final PerThreadCount rejected = new PerThreadCount();
 
     private final LongAdder fallback = new LongAdder();
 
