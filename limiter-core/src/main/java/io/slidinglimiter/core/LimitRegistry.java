@@ -38,7 +38,9 @@ public final class LimitRegistry {
      * @throws IllegalStateException if a different definition has that name
      */
     public LimitDefinition register(LimitDefinition definition) {
-        Handle registered = this.handles.putIfAbsent(definition.name(), new Handle(definition));
+        // Interned, the key is the very string a caller writes as a literal or in an annotation, so
+        // that a look-up by name usually ends at a reference comparison (BENCHMARKS.md, third pass).
+        Handle registered = this.handles.putIfAbsent(definition.name().intern(), new Handle(definition));
         if (registered != null && !registered.definition().equals(definition)) {
             throw new IllegalStateException("Limit '" + definition.name() + "' is defined twice, differently: "
                     + describe(registered.definition()) + " and " + describe(definition));

@@ -39,6 +39,16 @@ class LimitRegistryTest {
     }
 
     @Test
+    void aNameBuiltAtRunTimeFindsTheLimitRegisteredUnderALiteral() {
+        // Registered names are interned for a reference comparison; a name read from configuration
+        // or built from parts is another String object and must find the same limit.
+        this.registry.register(LimitDefinition.of(new String("api"), 5, Duration.ofSeconds(1), 10));
+        String built = new StringBuilder("a").append("pi").toString();
+        assertThat(this.registry.handle(built)).isSameAs(this.registry.handle("api"));
+        assertThat(this.registry.get(built).name()).isEqualTo("api");
+    }
+
+    @Test
     void anUnknownNameIsRefusedNamingTheKnownOnes() {
         this.registry.register(this.login);
         this.registry.register(LimitDefinition.of("api", 5, Duration.ofSeconds(1), 10));
