@@ -35,10 +35,14 @@ class PerThreadCountLincheckTest {
                 .check(scenario);
     }
 
-    /** Every thread but the claimant of the only cell adds to the shared adder. */
-    public static class OneCell {
+    /** The operations, on a count of as many cells as the scenario gives. */
+    public abstract static class Scenario {
 
-        private final PerThreadCount count = new PerThreadCount(1);
+        private final PerThreadCount count;
+
+        Scenario(int cells) {
+            this.count = new PerThreadCount(cells);
+        }
 
         @Operation
         public void increment() {
@@ -52,22 +56,23 @@ class PerThreadCountLincheckTest {
 
     }
 
+    /** Every thread but the claimant of the only cell adds to the shared adder. */
+    public static class OneCell extends Scenario {
+
+        public OneCell() {
+            super(1);
+        }
+
+    }
+
     /**
      * Lincheck's consecutive thread ids take a cell each. Four cells rather than the statistics'
      * 64: Lincheck takes a loop of more than 50 turns, as {@code sum()}'s over 64 cells, for a hang.
      */
-    public static class FourCells {
+    public static class FourCells extends Scenario {
 
-        private final PerThreadCount count = new PerThreadCount(4);
-
-        @Operation
-        public void increment() {
-            this.count.increment();
-        }
-
-        @Operation
-        public long sum() {
-            return this.count.sum();
+        public FourCells() {
+            super(4);
         }
 
     }
