@@ -1,5 +1,6 @@
 package io.slidinglimiter.local;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,6 +59,9 @@ public class LocalBackend implements RateLimitBackend {
     /** How often at most a full store looks for counters that hold nothing. */
     private static final long FULL_SWEEP_MILLIS = 1_000;
 
+    /** The most limits whose counters are found without a map look-up. */
+    private static final int MAX_NEAR = 8;
+
     private final TimeSource timeSource;
 
     /** This backend's use of its clock, which keeps the ticking clock's thread running until {@link #close()}. */
@@ -68,6 +72,15 @@ public class LocalBackend implements RateLimitBackend {
     private final long maxBytes;
 
     private final Map<String, LimitCounters> limits = new ConcurrentHashMap<>();
+
+    /**
+     * The counters of the first {@value #MAX_NEAR} limits created, also in {@link #limits}: found by
+     * the identity of the limit's name, without a map look-up. Copied on write, under
+     * {@link #nearLock}; a limit's counters leave it before they are drained.
+     */
+    private volatile LimitCounters[] near = new LimitCounters[0];
+
+    private final Object nearLock = new Object();
 
     private final AtomicLong liveCounters = new AtomicLong();
 
@@ -372,23 +385,59 @@ public class LocalBackend implements RateLimitBackend {
         }
     }
 
+    /**
+     * A limit's counters. The near ones first, by a reference comparison of the name: a definition
+     * with the same name object, as the registry's definitions of one limit and of its plans have,
+     * and the same window is counted by them, as the map would say. The
+     * separate map look-up and the checks were a third of a decision (BENCHMARKS.md, third pass).
+     */
     private LimitCounters countersOf(LimitDefinition limit) {
-        LimitCounters counters = this.limits.get(limit.name());
+        String name = limit.name();
+        for (LimitCounters near : this.near) {
+            if (near.name == name && near.countsFor(limit)) {
+                return near;
+            }
+        }
+        LimitCounters counters = this.limits.get(name);
         if (counters != null && counters.countsFor(limit)) {
             return counters;
         }
-        LimitCounters[] replaced = new LimitCounters[1];
-        LimitCounters current = this.limits.compute(limit.name(), (name, existing) -> {
+        LimitCounters[] replacedAndCreated = new LimitCounters[2];
+        LimitCounters current = this.limits.compute(name, (key, existing) -> {
             if (existing != null && existing.countsFor(limit)) {
                 return existing;
             }
-            replaced[0] = existing;
-            return new LimitCounters(limit, this.counterMemory);
+            replacedAndCreated[0] = existing;
+            replacedAndCreated[1] = new LimitCounters(limit, this.counterMemory);
+            return replacedAndCreated[1];
         });
-        if (replaced[0] != null) {
-            drain(replaced[0]);
+        if (replacedAndCreated[0] != null) {
+            drain(replacedAndCreated[0]);
+        }
+        if (replacedAndCreated[1] != null) {
+            keepNear(replacedAndCreated[1]);
         }
         return current;
+    }
+
+    /** Lists new counters among the near ones while there is room, unless they were drained already. */
+    private void keepNear(LimitCounters counters) {
+        synchronized (this.nearLock) {
+            LimitCounters[] near = this.near;
+            if (!counters.leftNear && near.length < MAX_NEAR) {
+                LimitCounters[] more = Arrays.copyOf(near, near.length + 1);
+                more[near.length] = counters;
+                this.near = more;
+            }
+        }
+    }
+
+    /** Takes counters out of the near ones for good, before they are drained. */
+    private void leaveNear(LimitCounters counters) {
+        synchronized (this.nearLock) {
+            counters.leftNear = true;
+            this.near = Arrays.stream(this.near).filter((near) -> near != counters).toArray(LimitCounters[]::new);
+        }
     }
 
     /**
@@ -396,6 +445,7 @@ public class LocalBackend implements RateLimitBackend {
      * added to it afterwards, and a caller that holds one of them looks its key up again.
      */
     private void drain(LimitCounters counters) {
+        leaveNear(counters);
         counters.markDrained();
         for (Map<String, WindowCounter> map : List.of(counters.counters, counters.digests)) {
             map.forEach((key, counter) -> {
@@ -493,6 +543,12 @@ public class LocalBackend implements RateLimitBackend {
         /** A key's cost beyond its characters: the String object and its array header. */
         private static final long KEY_OVERHEAD_BYTES = 40;
 
+        /** The limit's name, as the definition that created these counters holds it. */
+        private final String name;
+
+        /** Set, under the backend's {@code nearLock}, when these counters may no longer be near ones. */
+        private boolean leftNear;
+
         /** Counters by key, for keys of at most {@value CounterKeys#MAX_KEY_BYTES} UTF-8 bytes. */
         private final Map<String, WindowCounter> counters = new ConcurrentHashMap<>();
 
@@ -509,6 +565,7 @@ public class LocalBackend implements RateLimitBackend {
         private boolean drained;
 
         LimitCounters(LimitDefinition geometry, CounterMemory memory) {
+            this.name = geometry.name();
             this.factory = WindowCounter.factory(geometry, memory);
             this.sketch = new OverflowSketch(geometry);
             this.counterBytes = COUNTER_OVERHEAD_BYTES + WindowCounter.initialArrayBytes(geometry);

@@ -1,6 +1,7 @@
 package io.slidinglimiter.local;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,38 @@ class LocalBackendTest {
     }
 
     @Test
+    void aNameOfAnotherObjectFindsTheSameCounters() {
+        // The first limits' counters are found by the identity of their name; an equal name held by
+        // another String object (read from configuration, say) goes through the map to the same ones.
+        LimitDefinition sameNameOtherObject = LimitDefinition.of(new String("login"), 5, Duration.ofMinutes(1), 12);
+        this.backend.tryAcquire(this.login, "alice", 2);
+        assertThat(this.backend.tryAcquire(sameNameOtherObject, "alice", 2).remaining()).isEqualTo(1);
+        assertThat(this.backend.tryAcquire(this.login, "alice", 1).remaining()).isZero();
+        assertThat(this.backend.liveCounters()).isEqualTo(1);
+    }
+
+    @Test
+    void limitsBeyondTheFirstEightAreCountedAsExactly() {
+        List<LimitDefinition> limits = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            limits.add(LimitDefinition.of("limit-" + i, i + 1, Duration.ofMinutes(1), 12));
+        }
+        for (int round = 0; round < 20; round++) {
+            for (LimitDefinition limit : limits) {
+                this.backend.tryAcquire(limit, "alice", 1);
+            }
+        }
+        for (LimitDefinition limit : limits) {
+            assertThat(this.backend.peek(limit, "alice").remaining()).as(limit.name()).isZero();
+            assertThat(this.backend.tryAcquire(limit, "alice", 1).allowed()).as(limit.name()).isFalse();
+        }
+        this.backend.resetAll();
+        for (LimitDefinition limit : limits) {
+            assertThat(admitted(limit, "alice", 20)).as(limit.name()).isEqualTo(limit.limit());
+        }
+    }
+
+    @Test
     void theWindowSlidesWithTheTimeSource() {
         assertThat(admitted(this.api, "k", 5)).isEqualTo(3);
         Decision rejected = this.backend.tryAcquire(this.api, "k", 1);
@@ -93,6 +126,9 @@ class LocalBackendTest {
         LimitDefinition exact = new LimitDefinition("login", 5, Duration.ofMinutes(2), 12, Algorithm.SLIDING_LOG);
         assertThat(admitted(exact, "alice", 5)).isEqualTo(5);
         assertThat(this.backend.tryAcquire(exact, "alice", 1).allowed()).isFalse();
+        // Back to the first window: its earlier counters were dropped, so the key starts afresh.
+        assertThat(admitted(this.login, "alice", 6)).isEqualTo(5);
+        assertThat(this.backend.liveCounters()).isEqualTo(1);
     }
 
     @Test
