@@ -386,10 +386,10 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     /**
-     * A limit's counters. The near ones first, by a reference comparison of the name: a definition
-     * with the same name object, as the registry's definitions of one limit and of its plans have,
-     * and the same window is counted by them, as the map would say. The
-     * separate map look-up and the checks were a third of a decision (BENCHMARKS.md, third pass).
+     * A limit's counters: first among the near ones, where a definition that holds the same name
+     * object (as the registry's definitions of a limit and of its plans do) and counts the same
+     * window finds them by a reference comparison; else through the map, which repeated the
+     * registry's look-up and took about a quarter of a decision (BENCHMARKS.md, third pass).
      */
     private LimitCounters countersOf(LimitDefinition limit) {
         String name = limit.name();
