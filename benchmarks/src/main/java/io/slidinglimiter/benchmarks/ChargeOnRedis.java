@@ -29,7 +29,7 @@ public final class ChargeOnRedis {
         try (RedisServer server = RedisServer.start()) {
             ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchApplication.class)
                     .web(WebApplicationType.NONE).logStartupInfo(false)
-                    .properties("logging.level.root=warn", "limiter.backend=redis",
+                    .properties("logging.level.root=warn", BenchApplication.WITHOUT_METRICS, "limiter.backend=redis",
                             "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + server.port(),
                             "limiter.limits.allow.limit=" + never, "limiter.limits.allow.window=1s",
                             "limiter.limits.charged-less.limit=" + never, "limiter.limits.charged-less.window=1s",

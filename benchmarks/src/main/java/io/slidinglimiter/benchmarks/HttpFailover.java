@@ -65,7 +65,7 @@ public final class HttpFailover {
         AutoCloseable servers;
         RedisServer master;
         RedisServer replica;
-        List<String> properties = new ArrayList<>(List.of("server.port=0", "limiter.backend=redis",
+        List<String> properties = new ArrayList<>(List.of("server.port=0", BenchApplication.WITHOUT_METRICS, "limiter.backend=redis",
                 "limiter.redis.timeout=100ms", "limiter.redis.on-failure=" + policy, "limiter.limits.open.limit=1000000000",
                 "limiter.limits.open.window=10s", "limiter.limits.steady.limit=50", "limiter.limits.steady.window=10s",
                 "logging.level.io.slidinglimiter=WARN"));

@@ -44,7 +44,7 @@ public class LeaseBenchmarks {
         this.server = RedisServer.start();
         this.context = new SpringApplicationBuilder(BenchApplication.class).web(WebApplicationType.NONE)
                 .logStartupInfo(false)
-                .properties("logging.level.root=warn", "spring.data.redis.host=127.0.0.1",
+                .properties("logging.level.root=warn", BenchApplication.WITHOUT_METRICS, "spring.data.redis.host=127.0.0.1",
                         "spring.data.redis.port=" + this.server.port(), "limiter.backend=redis",
                         "limiter.limits.leased.limit=1000000000000", "limiter.limits.leased.window=1m",
                         "limiter.limits.leased.lease=true", "limiter.limits.plain.limit=1000000000000",

@@ -98,6 +98,13 @@ public class LocalBenchmarks {
     @State(Scope.Benchmark)
     public static class Ours {
 
+        /** The limits of {@link BenchService} and of the public API's calls. */
+        static final String[] LIMITS = { "logging.level.root=warn", "limiter.local.max-keys=1000000",
+                "limiter.limits.allow.limit=" + NEVER_REACHED, "limiter.limits.allow.window=1s",
+                "limiter.limits.charged-less.limit=" + NEVER_REACHED, "limiter.limits.charged-less.window=1s",
+                "limiter.limits.charged-same.limit=" + NEVER_REACHED, "limiter.limits.charged-same.window=1s",
+                "limiter.limits.reject.limit=1", "limiter.limits.reject.window=1h" };
+
         ConfigurableApplicationContext context;
 
         RateLimiters rateLimiters;
@@ -114,14 +121,7 @@ public class LocalBenchmarks {
         public void start() {
             this.context = new SpringApplicationBuilder(BenchApplication.class).web(WebApplicationType.NONE)
                     .logStartupInfo(false)
-                    .properties("logging.level.root=warn", "limiter.local.max-keys=1000000",
-                            "limiter.limits.allow.limit=" + NEVER_REACHED, "limiter.limits.allow.window=1s",
-                            "limiter.limits.charged-less.limit=" + NEVER_REACHED,
-                            "limiter.limits.charged-less.window=1s",
-                            "limiter.limits.charged-same.limit=" + NEVER_REACHED,
-                            "limiter.limits.charged-same.window=1s",
-                            "limiter.limits.reject.limit=1", "limiter.limits.reject.window=1h")
-                    .run();
+                    .properties(LIMITS).properties(BenchApplication.WITHOUT_METRICS).run();
             this.rateLimiters = this.context.getBean(RateLimiters.class);
             this.service = this.context.getBean(BenchService.class);
             this.rateLimiters.tryAcquire("reject", "k");
