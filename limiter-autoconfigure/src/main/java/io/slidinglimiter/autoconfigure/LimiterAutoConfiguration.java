@@ -1,5 +1,7 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.util.function.LongConsumer;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,6 +17,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.DecisionObserver;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
@@ -112,17 +115,21 @@ public class LimiterAutoConfiguration {
 
     /**
      * The backend, timed as {@code limiter.backend.duration} when metrics are on, and observed as
-     * {@code limiter.decision} when observations are.
+     * {@code limiter.decision} when observations are. With both switched off (or absent) it is the
+     * backend itself: a decision then reads no clock and allocates nothing for them (BENCHMARKS.md,
+     * "With Actuator").
      */
     static RateLimitBackend timed(RateLimitBackend backend, String name, ObjectProvider<BackendTimers> timers,
             ObjectProvider<DecisionObservers> observations) {
         BackendTimers timing = timers.getIfAvailable();
         DecisionObservers observing = observations.getIfAvailable();
-        if (timing == null && observing == null) {
+        LongConsumer durations = (timing != null) ? timing.forBackend(name) : null;
+        DecisionObserver observer = (observing != null) ? observing.forBackend(name) : null;
+        if (durations == null && observer == null) {
             return backend;
         }
-        return new TimedBackend(backend, (timing != null) ? timing.forBackend(name) : (nanos) -> {
-        }, (observing != null) ? observing.forBackend(name) : null);
+        return new TimedBackend(backend, (durations != null) ? durations : (nanos) -> {
+        }, observer);
     }
 
     static LocalBackend localBackend(LimiterProperties properties, TimeSource timeSource) {

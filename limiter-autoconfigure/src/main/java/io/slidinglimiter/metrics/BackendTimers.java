@@ -11,7 +11,8 @@ public interface BackendTimers {
     /**
      * The timer of one backend.
      * @param backend {@code local} or {@code redis}
-     * @return receives the nanoseconds of each call
+     * @return receives the nanoseconds of each call; null when the timer is switched off, so that no
+     * call is timed
      */
     LongConsumer forBackend(String backend);
 

@@ -6,6 +6,7 @@ import java.util.function.LongConsumer;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.noop.NoopTimer;
 
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
@@ -33,10 +34,21 @@ public final class LimiterMeters implements BackendTimers {
         limits.onRegistration((definition) -> bind(definition, limits.statistics(definition.name())));
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Null when the application's meter filters deny the timer
+     * ({@code management.metrics.enable.limiter.backend.duration=false}, or {@code ...limiter=false}):
+     * the registry then gives a timer that records nothing, and reading the clock twice around every
+     * decision for it would cost a local decision more than the decision itself.
+     */
     @Override
     public LongConsumer forBackend(String backend) {
         Timer timer = Timer.builder("limiter.backend.duration").description("Time a rate-limit backend took to decide")
                 .tag("backend", backend).register(this.meterRegistry);
+        if (timer instanceof NoopTimer) {
+            return null;
+        }
         return (nanos) -> timer.record(nanos, TimeUnit.NANOSECONDS);
     }
 

@@ -1,0 +1,136 @@
+package io.slidinglimiter.metrics;
+
+import java.lang.management.ManagementFactory;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.core.TimedBackend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Boot's switches for the starter's per-decision meters, in an application with Actuator: by
+ * default every decision is timed ({@code limiter.backend.duration}) and observed
+ * ({@code limiter.decision}); {@code management.observations.enable.*} (longest match first, then
+ * {@code all}) leaves the observation out, and {@code management.metrics.enable.*} the timer. With
+ * both off a decision is the backend's alone: no clock read for them and nothing allocated, while
+ * {@code limiter.requests} still counts every decision.
+ */
+class MetricsSwitchesTests {
+
+    private static final String TIMER_OFF = "management.metrics.enable.limiter.backend.duration=false";
+
+    private static final String OBSERVATION_OFF = "management.observations.enable.limiter=false";
+
+    @Test
+    void byDefaultEachDecisionIsTimedAndObserved() {
+        try (ConfigurableApplicationContext context = start()) {
+            decideTwice(context);
+            assertThat(backendTimer(context).count()).isEqualTo(2);
+            assertThat(decisionTimerCount(context)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void bootsObservationSwitchLeavesTheObservationOutAndKeepsTheTimer() {
+        try (ConfigurableApplicationContext context = start(OBSERVATION_OFF)) {
+            assertThat(context.getBeansOfType(LimiterObservations.class)).isEmpty();
+            decideTwice(context);
+            assertThat(backendTimer(context).count()).isEqualTo(2);
+            assertThat(decisionTimerCount(context)).isZero();
+        }
+    }
+
+    @Test
+    void theLongestMatchOfTheObservationSwitchWins() {
+        try (ConfigurableApplicationContext context = start("management.observations.enable.all=false",
+                "management.observations.enable.limiter.decision=true")) {
+            decideTwice(context);
+            assertThat(decisionTimerCount(context)).isEqualTo(2);
+        }
+        try (ConfigurableApplicationContext context = start("management.observations.enable.limiter=true",
+                "management.observations.enable.limiter.decision=false")) {
+            decideTwice(context);
+            assertThat(decisionTimerCount(context)).isZero();
+        }
+        try (ConfigurableApplicationContext context = start("management.observations.enable.all=false")) {
+            assertThat(context.getBeansOfType(LimiterObservations.class)).isEmpty();
+        }
+    }
+
+    @Test
+    void bootsMetricsSwitchLeavesTheTimerOutAndKeepsTheObservation() {
+        try (ConfigurableApplicationContext context = start(TIMER_OFF)) {
+            decideTwice(context);
+            assertThat(context.getBean(MeterRegistry.class).find("limiter.backend.duration").timers()).isEmpty();
+            assertThat(decisionTimerCount(context)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void withBothSwitchedOffADecisionIsTheBackendsAloneAndStillCounted() {
+        try (ConfigurableApplicationContext context = start(TIMER_OFF, OBSERVATION_OFF)) {
+            assertThat(context.getBean(RateLimitBackend.class)).isNotInstanceOf(TimedBackend.class);
+            RateLimiters rateLimiters = context.getBean(RateLimiters.class);
+            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
+                    .getThreadMXBean();
+            int calls = 100_000;
+            for (int i = 0; i < calls; i++) {
+                rateLimiters.admit("metered", "k");
+            }
+            long fewest = Long.MAX_VALUE;
+            for (int round = 0; round < 3; round++) {
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < calls; i++) {
+                    rateLimiters.admit("metered", "k");
+                }
+                fewest = Math.min(fewest, threads.getCurrentThreadAllocatedBytes() - before);
+            }
+            assertThat(fewest).as("bytes allocated by %d admissions", calls).isZero();
+            assertThat(context.getBean(MeterRegistry.class).get("limiter.requests").tag("limit", "metered")
+                .tag("outcome", "allowed").functionCounter().count()).isEqualTo(4 * calls);
+            assertThat(decisionTimerCount(context)).isZero();
+        }
+    }
+
+    private static void decideTwice(ConfigurableApplicationContext context) {
+        RateLimiters rateLimiters = context.getBean(RateLimiters.class);
+        assertThat(rateLimiters.tryAcquire("metered", "k").allowed()).isTrue();
+        assertThat(rateLimiters.admit("metered", "k")).isTrue();
+    }
+
+    private static Timer backendTimer(ConfigurableApplicationContext context) {
+        return context.getBean(MeterRegistry.class).get("limiter.backend.duration").tag("backend", "local").timer();
+    }
+
+    private static long decisionTimerCount(ConfigurableApplicationContext context) {
+        Timer timer = context.getBean(MeterRegistry.class).find("limiter.decision").tag("limit", "metered")
+            .tag("backend", "local").timer();
+        return (timer != null) ? timer.count() : 0;
+    }
+
+    private static ConfigurableApplicationContext start(String... switches) {
+        return new SpringApplicationBuilder(MeteredApplication.class).web(WebApplicationType.NONE)
+            .properties("limiter.limits.metered.limit=1000000000", "limiter.limits.metered.window=1h")
+            .properties(switches)
+            .run();
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class MeteredApplication {
+
+    }
+
+}
