@@ -128,8 +128,7 @@ public class LimiterAutoConfiguration {
         if (durations == null && observer == null) {
             return backend;
         }
-        return new TimedBackend(backend, (durations != null) ? durations : (nanos) -> {
-        }, observer);
+        return new TimedBackend(backend, durations, observer);
     }
 
     static LocalBackend localBackend(LimiterProperties properties, TimeSource timeSource) {

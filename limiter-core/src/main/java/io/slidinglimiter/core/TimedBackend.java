@@ -32,7 +32,7 @@ public class TimedBackend implements RateLimitBackend {
     /**
      * Times and observes a backend.
      * @param delegate the backend
-     * @param durations receives the nanoseconds of each call
+     * @param durations receives the nanoseconds of each call, or null not to time them
      * @param observer told of each decision, or null
      */
     public TimedBackend(RateLimitBackend delegate, LongConsumer durations, DecisionObserver observer) {
@@ -49,7 +49,7 @@ public class TimedBackend implements RateLimitBackend {
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
         Object observed = deciding(limit.name());
-        long start = System.nanoTime();
+        long start = start();
         Decision decision;
         try {
             decision = this.delegate.tryAcquire(limit, key, cost);
@@ -65,7 +65,7 @@ public class TimedBackend implements RateLimitBackend {
     @Override
     public boolean admit(LimitDefinition limit, String key, long cost) {
         Object observed = deciding(limit.name());
-        long start = System.nanoTime();
+        long start = start();
         boolean allowed;
         try {
             allowed = this.delegate.admit(limit, key, cost);
@@ -81,7 +81,7 @@ public class TimedBackend implements RateLimitBackend {
     @Override
     public Decision rejection(LimitDefinition limit, String key, long cost) {
         Object observed = deciding(limit.name());
-        long start = System.nanoTime();
+        long start = start();
         Decision rejection;
         try {
             rejection = this.delegate.rejection(limit, key, cost);
@@ -97,7 +97,7 @@ public class TimedBackend implements RateLimitBackend {
     @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         Object observed = (this.observer != null) ? deciding(names(requests)) : null;
-        long start = System.nanoTime();
+        long start = start();
         Decisions decisions;
         try {
             decisions = this.delegate.tryAcquireAll(requests);
@@ -117,9 +117,20 @@ public class TimedBackend implements RateLimitBackend {
 
     /** Times a decision that ended, and tells the observer how: allowed or not, or what it threw. */
     private void decided(Object observed, long start, Boolean allowed, Throwable failure) {
-        this.durations.accept(System.nanoTime() - start);
+        timed(start);
         if (this.observer != null) {
             this.observer.decided(observed, allowed, failure);
+        }
+    }
+
+    /** When a decision starts, if decisions are timed; a clock read costs a local decision as much as the decision. */
+    private long start() {
+        return (this.durations != null) ? System.nanoTime() : 0;
+    }
+
+    private void timed(long start) {
+        if (this.durations != null) {
+            this.durations.accept(System.nanoTime() - start);
         }
     }
 
@@ -172,9 +183,9 @@ public class TimedBackend implements RateLimitBackend {
     @Override
     public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
         Object observed = (this.observer != null) ? this.observer.deciding(names(requests)) : null;
-        long start = System.nanoTime();
+        long start = start();
         return this.delegate.tryAcquireAllAsync(requests, blocking).whenComplete((decisions, failure) -> {
-            this.durations.accept(System.nanoTime() - start);
+            timed(start);
             if (this.observer != null) {
                 this.observer.decided(observed, (decisions != null) ? decisions.allowed() : null, failure);
             }
