@@ -21,8 +21,8 @@ public class BenchApplication {
 
     /**
      * Leaves the starter's timer and observation out of every decision although Actuator is on the
-     * benchmarks' class path: what the benchmarks measured before {@link MeteredBenchmarks}, which
-     * measures them on.
+     * benchmarks' class path: what the benchmarks measured before the round "With Actuator" of
+     * BENCHMARKS.md ({@code LocalBenchmarks} with {@code -p meters=...} measures them on).
      */
     static final String WITHOUT_METRICS = "spring.autoconfigure.exclude="
             + "io.slidinglimiter.autoconfigure.LimiterMetricsAutoConfiguration,"

@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -98,12 +99,15 @@ public class LocalBenchmarks {
     @State(Scope.Benchmark)
     public static class Ours {
 
-        /** The limits of {@link BenchService} and of the public API's calls. */
-        static final String[] LIMITS = { "logging.level.root=warn", "limiter.local.max-keys=1000000",
-                "limiter.limits.allow.limit=" + NEVER_REACHED, "limiter.limits.allow.window=1s",
-                "limiter.limits.charged-less.limit=" + NEVER_REACHED, "limiter.limits.charged-less.window=1s",
-                "limiter.limits.charged-same.limit=" + NEVER_REACHED, "limiter.limits.charged-same.window=1s",
-                "limiter.limits.reject.limit=1", "limiter.limits.reject.window=1h" };
+        /**
+         * The starter's per-decision meters: {@code none} leaves them out (every round before the one
+         * "With Actuator" in BENCHMARKS.md); {@code on} is Boot's default with Actuator (the
+         * {@code limiter.backend.duration} timer and the {@code limiter.decision} observation);
+         * {@code observation-off} sets {@code management.observations.enable.limiter=false};
+         * {@code both-off} also {@code management.metrics.enable.limiter.backend.duration=false}.
+         */
+        @Param({ "none" })
+        String meters;
 
         ConfigurableApplicationContext context;
 
@@ -121,13 +125,32 @@ public class LocalBenchmarks {
         public void start() {
             this.context = new SpringApplicationBuilder(BenchApplication.class).web(WebApplicationType.NONE)
                     .logStartupInfo(false)
-                    .properties(LIMITS).properties(BenchApplication.WITHOUT_METRICS).run();
+                    .properties("logging.level.root=warn", "limiter.local.max-keys=1000000",
+                            "limiter.limits.allow.limit=" + NEVER_REACHED, "limiter.limits.allow.window=1s",
+                            "limiter.limits.charged-less.limit=" + NEVER_REACHED,
+                            "limiter.limits.charged-less.window=1s",
+                            "limiter.limits.charged-same.limit=" + NEVER_REACHED,
+                            "limiter.limits.charged-same.window=1s",
+                            "limiter.limits.reject.limit=1", "limiter.limits.reject.window=1h")
+                    .properties(switches(this.meters)).run();
             this.rateLimiters = this.context.getBean(RateLimiters.class);
             this.service = this.context.getBean(BenchService.class);
             this.rateLimiters.tryAcquire("reject", "k");
             this.allowCounter = new SlidingWindowCounter(1000, 10, this.now);
             this.rejectCounter = new SlidingWindowCounter(3_600_000, 10, this.now);
             this.rejectCounter.tryAcquire(this.now, 1, 1);
+        }
+
+        private static String[] switches(String meters) {
+            String observationOff = "management.observations.enable.limiter=false";
+            return switch (meters) {
+                case "none" -> new String[] { BenchApplication.WITHOUT_METRICS };
+                case "on" -> new String[0];
+                case "observation-off" -> new String[] { observationOff };
+                case "both-off" -> new String[] { observationOff,
+                        "management.metrics.enable.limiter.backend.duration=false" };
+                default -> throw new IllegalArgumentException("meters must be none, on, observation-off or both-off");
+            };
         }
 
         @TearDown(Level.Trial)
