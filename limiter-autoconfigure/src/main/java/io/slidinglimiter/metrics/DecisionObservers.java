@@ -12,7 +12,7 @@ public interface DecisionObservers {
     /**
      * The observer of one backend's decisions.
      * @param backend {@code local} or {@code redis}
-     * @return the observer; null when no decision is to be observed, so that none pays for it
+     * @return the observer
      */
     DecisionObserver forBackend(String backend);
 

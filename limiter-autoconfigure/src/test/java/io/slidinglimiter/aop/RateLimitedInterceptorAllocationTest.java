@@ -1,6 +1,5 @@
 package io.slidinglimiter.aop;
 
-import java.lang.management.ManagementFactory;
 import java.lang.reflect.AccessibleObject;
 import java.lang.reflect.Method;
 
@@ -16,6 +15,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.autoconfigure.LimiterAopAutoConfiguration;
 import io.slidinglimiter.autoconfigure.LimiterAutoConfiguration;
+import io.slidinglimiter.core.ThreadAllocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,10 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RateLimitedInterceptorAllocationTest {
 
-    private static final int CALLS = 100_000;
-
-    private static final int ROUNDS = 3;
-
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class,
                     LimiterAopAutoConfiguration.class));
@@ -43,7 +39,7 @@ class RateLimitedInterceptorAllocationTest {
             Call call = new Call(new Hot(), Hot.class.getMethod("byParameter", String.class), "k");
             assertThat(bytesPerCall(interceptor, call)).isZero();
             assertThat(context.getBean(RateLimiters.class).peek("by-parameter", "k").remaining())
-                    .isEqualTo(Hot.LIMIT - (ROUNDS + 1) * CALLS);
+                    .isEqualTo(Hot.LIMIT - (ThreadAllocation.ROUNDS + 1) * ThreadAllocation.CALLS);
         });
     }
 
@@ -61,22 +57,9 @@ class RateLimitedInterceptorAllocationTest {
         return (RateLimitedInterceptor) context.getBean(RateLimitedAdvisor.class).getAdvice();
     }
 
-    /** Bytes per call in the quietest of a few rounds after a warm-up round, as LocalBackendAllocationTest counts. */
+    /** Bytes per call, counted by {@link ThreadAllocation}; an admitted call proceeds to null. */
     private static double bytesPerCall(RateLimitedInterceptor interceptor, Call call) throws Throwable {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
-                .getThreadMXBean();
-        for (int i = 0; i < CALLS; i++) {
-            interceptor.invoke(call);
-        }
-        long fewest = Long.MAX_VALUE;
-        for (int round = 0; round < ROUNDS; round++) {
-            long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < CALLS; i++) {
-                interceptor.invoke(call);
-            }
-            fewest = Math.min(fewest, threads.getCurrentThreadAllocatedBytes() - before);
-        }
-        return (double) fewest / CALLS;
+        return ThreadAllocation.of(() -> interceptor.invoke(call) == null).bytesPerCall();
     }
 
     /** One call of an annotated method, made once and handed to the interceptor again and again. */

@@ -1,6 +1,5 @@
 package io.slidinglimiter.local;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
@@ -10,6 +9,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.ManualTimeSource;
+import io.slidinglimiter.core.ThreadAllocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,22 +20,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LocalBackendAllocationTest {
 
-    private static final int CALLS = 100_000;
-
-    private static final int ROUNDS = 3;
-
     private final ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
 
     private final RateLimiters rateLimiters = rateLimiters();
 
     @Test
-    void aVerdictAllocatesNothingAllowedOrRejected() {
+    void aVerdictAllocatesNothingAllowedOrRejected() throws Throwable {
         assertThat(bytesPerCall(() -> this.rateLimiters.admit("allow", "k"))).isZero();
         assertThat(bytesPerCall(() -> this.rateLimiters.admit("reject", "k"))).isZero();
     }
 
     @Test
-    void aRejectionRepeatedIsTheSameDecision() {
+    void aRejectionRepeatedIsTheSameDecision() throws Throwable {
         assertThat(bytesPerCall(() -> this.rateLimiters.tryAcquire("reject", "k").allowed())).isZero();
         Decision rejection = this.rateLimiters.tryAcquire("reject", "k");
         assertThat(this.rateLimiters.tryAcquire("reject", "k")).isSameAs(rejection);
@@ -44,28 +40,11 @@ class LocalBackendAllocationTest {
                 .isEqualTo(rejection.retryAfterMillis() - 1);
     }
 
-    /**
-     * Bytes this thread allocated per call, in the quietest of a few rounds after a warm-up round: a
-     * decision that allocates shows in every round, while the JVM's own one-off work (linking a call
-     * site, a deoptimization) lands in one round at most.
-     */
-    private static double bytesPerCall(Call call) {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
-                .getThreadMXBean();
-        int admitted = 0;
-        for (int i = 0; i < CALLS; i++) {
-            admitted += call.decide() ? 1 : 0;
-        }
-        long fewest = Long.MAX_VALUE;
-        for (int round = 0; round < ROUNDS; round++) {
-            long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < CALLS; i++) {
-                admitted += call.decide() ? 1 : 0;
-            }
-            fewest = Math.min(fewest, threads.getCurrentThreadAllocatedBytes() - before);
-        }
-        assertThat(admitted).isIn(0, (ROUNDS + 1) * CALLS);
-        return (double) fewest / CALLS;
+    /** Bytes per call, counted by {@link ThreadAllocation}; every call answers alike, all admitted or none. */
+    private static double bytesPerCall(ThreadAllocation.Call call) throws Throwable {
+        ThreadAllocation.Measured measured = ThreadAllocation.of(call);
+        assertThat(measured.answeredYes()).isIn(0L, (long) (ThreadAllocation.ROUNDS + 1) * ThreadAllocation.CALLS);
+        return measured.bytesPerCall();
     }
 
     private RateLimiters rateLimiters() {
@@ -75,13 +54,6 @@ class LocalBackendAllocationTest {
         RateLimiters limiters = new RateLimiters(registry, new LocalBackend(this.time, 1_000));
         limiters.tryAcquire("reject", "k");
         return limiters;
-    }
-
-    @FunctionalInterface
-    private interface Call {
-
-        boolean decide();
-
     }
 
 }
