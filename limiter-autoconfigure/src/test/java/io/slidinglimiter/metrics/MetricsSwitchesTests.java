@@ -2,10 +2,12 @@ package io.slidinglimiter.metrics;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanDefinitionStoreException;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,6 +19,7 @@ import io.slidinglimiter.core.ThreadAllocation;
 import io.slidinglimiter.core.TimedBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Boot's switches for the starter's per-decision meters, in an application with Actuator: by
@@ -66,6 +69,20 @@ class MetricsSwitchesTests {
         try (ConfigurableApplicationContext context = start("management.observations.enable.all=false")) {
             assertThat(context.getBeansOfType(LimiterObservations.class)).isEmpty();
         }
+    }
+
+    /** Read as Boot reads it, a switch that is not a boolean fails the start with Boot's binding analysis. */
+    @Test
+    void aSwitchThatIsNotABooleanFailsTheStartNamingIt() {
+        Throwable failure = catchThrowable(() -> start("management.observations.enable.limiter=maybe"));
+        assertThat(failure).isInstanceOf(BeanDefinitionStoreException.class)
+            .hasRootCauseMessage("Invalid boolean value 'maybe'");
+        BindException binding = null;
+        for (Throwable cause = failure; cause != null && binding == null; cause = cause.getCause()) {
+            binding = (cause instanceof BindException bind) ? bind : null;
+        }
+        assertThat(binding).as("Boot's binding failure, which its failure analysis reports").isNotNull();
+        assertThat(binding.getProperty().getName().toString()).isEqualTo("management.observations.enable.limiter");
     }
 
     @Test
