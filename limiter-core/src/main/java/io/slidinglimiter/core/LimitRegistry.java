@@ -1,5 +1,6 @@
 package io.slidinglimiter.core;
 
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -25,7 +26,16 @@ public final class LimitRegistry {
 
     private static final Log logger = LogFactory.getLog(LimitRegistry.class);
 
+    /** The most limits found without a map look-up. */
+    private static final int MAX_NEAR = 8;
+
     private final ConcurrentMap<String, Handle> handles = new ConcurrentHashMap<>();
+
+    /**
+     * The first {@value #MAX_NEAR} limits registered, also in {@link #handles}: found by the identity
+     * of their interned name, without a map look-up. Copied on write; limits are never removed.
+     */
+    private volatile Handle[] near = new Handle[0];
 
     private final List<Consumer<LimitDefinition>> registrationListeners = new CopyOnWriteArrayList<>();
 
@@ -38,17 +48,30 @@ public final class LimitRegistry {
      * @throws IllegalStateException if a different definition has that name
      */
     public LimitDefinition register(LimitDefinition definition) {
-        // Interned, the key is the very string a caller writes as a literal or in an annotation, so
-        // that a look-up by name usually ends at a reference comparison (BENCHMARKS.md, third pass).
-        Handle registered = this.handles.putIfAbsent(definition.name().intern(), new Handle(definition));
+        // Interned, the name is the very string a caller writes as a literal or in an annotation, so
+        // that a look-up by name usually ends at a reference comparison: with one of the first
+        // limits (the near ones), without a map look-up at all (BENCHMARKS.md, third and fifth passes).
+        String name = definition.name().intern();
+        Handle created = new Handle(name, definition);
+        Handle registered = this.handles.putIfAbsent(name, created);
         if (registered != null && !registered.definition().equals(definition)) {
             throw new IllegalStateException("Limit '" + definition.name() + "' is defined twice, differently: "
                     + describe(registered.definition()) + " and " + describe(definition));
         }
         if (registered == null) {
+            keepNear(created);
             this.registrationListeners.forEach((listener) -> listener.accept(definition));
         }
         return (registered != null) ? registered.definition() : definition;
+    }
+
+    private synchronized void keepNear(Handle handle) {
+        Handle[] near = this.near;
+        if (near.length < MAX_NEAR) {
+            Handle[] more = Arrays.copyOf(near, near.length + 1);
+            more[near.length] = handle;
+            this.near = more;
+        }
     }
 
     /**
@@ -88,6 +111,11 @@ public final class LimitRegistry {
      * @throws IllegalArgumentException naming the known limits, if none has that name
      */
     public Handle handle(String name) {
+        for (Handle near : this.near) {
+            if (near.name == name) {
+                return near;
+            }
+        }
         Handle handle = this.handles.get(name);
         if (handle == null) {
             throw new IllegalArgumentException("No limit is named '" + name + "'; known limits: "
@@ -219,7 +247,11 @@ public final class LimitRegistry {
 
         private final Set<String> unknownPlansLogged = ConcurrentHashMap.newKeySet();
 
-        Handle(LimitDefinition definition) {
+        /** The limit's name, interned: the registry's key. */
+        private final String name;
+
+        Handle(String name, LimitDefinition definition) {
+            this.name = name;
             this.state = new State(definition, Map.of());
         }
 

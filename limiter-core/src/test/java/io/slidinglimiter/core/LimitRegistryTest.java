@@ -49,6 +49,24 @@ class LimitRegistryTest {
     }
 
     @Test
+    void everyLimitIsFoundByItsNameWhetherOrNotItIsOneOfTheFirstEight() {
+        // The first eight limits are kept apart and found by reference; the rest, and names that are
+        // other String objects, through the map. Each way must end at the same handle.
+        for (int i = 0; i < 12; i++) {
+            this.registry.register(LimitDefinition.of("limit-" + i, i + 1, Duration.ofSeconds(1), 10));
+        }
+        for (int i = 0; i < 12; i++) {
+            String literal = ("limit-" + i).intern();
+            String built = new StringBuilder("limit-").append(i).toString();
+            LimitRegistry.Handle handle = this.registry.handle(literal);
+            assertThat(handle.definition().limit()).isEqualTo(i + 1);
+            assertThat(this.registry.handle(built)).isSameAs(handle);
+        }
+        assertThatIllegalArgumentException().isThrownBy(() -> this.registry.handle("limit-12"))
+                .withMessageStartingWith("No limit is named 'limit-12'");
+    }
+
+    @Test
     void anUnknownNameIsRefusedNamingTheKnownOnes() {
         this.registry.register(this.login);
         this.registry.register(LimitDefinition.of("api", 5, Duration.ofSeconds(1), 10));
