@@ -2,6 +2,7 @@ package io.slidinglimiter.autoconfigure;
 
 import java.util.function.Consumer;
 
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.AbstractApplicationContextRunner;
 
@@ -43,6 +44,22 @@ public class FailureAnalysisAccess {
             }
         }
         throw new AssertionError("Not an invalid configuration: " + failure, failure);
+    }
+
+    /**
+     * The binding failure in a start that failed, which Spring Boot's own failure analysis reports by
+     * its property.
+     * @param failure the start's failure
+     * @return the {@link BindException} among its causes
+     * @throws AssertionError if it has none
+     */
+    public static BindException bindFailure(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof BindException bind) {
+                return bind;
+            }
+        }
+        throw new AssertionError("No BindException in " + failure, failure);
     }
 
 }

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
-import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
@@ -143,11 +142,11 @@ class LimiterPropertiesValidationTests {
         this.runner.withPropertyValues("limiter.backend=memcached").run((context) -> assertThat(context)
                 .getFailure().rootCause().hasMessageContaining("memcached"));
         this.runner.withPropertyValues("limiter.backend=memcached").run((context) -> assertThat(
-                bindFailure(context.getStartupFailure()).getProperty().getName().toString())
+                FailureAnalysisAccess.bindFailure(context.getStartupFailure()).getProperty().getName().toString())
                 .isEqualTo("limiter.backend"));
         this.runner.withPropertyValues("limiter.limits.a.limit=1", "limiter.limits.a.window=1s",
                 "limiter.limits.a.algorithm=token-bucket").run((context) -> assertThat(
-                        bindFailure(context.getStartupFailure()).getProperty().getName().toString())
+                        FailureAnalysisAccess.bindFailure(context.getStartupFailure()).getProperty().getName().toString())
                         .isEqualTo("limiter.limits.a.algorithm"));
     }
 
@@ -172,16 +171,6 @@ class LimiterPropertiesValidationTests {
                 "limiter.http.rules[2].limit=api", "limiter.http.rules[2].path=/c", "limiter.http.rules[2].key=#userId",
                 "limiter.http.rules[3].limit=api", "limiter.http.rules[3].path=/d", "limiter.http.rules[3].methods=FETCH",
                 "limiter.http.rules[4].limit=api", "limiter.http.rules[4].path=/e", "limiter.http.rules[4].key=#request.(");
-    }
-
-    /** Spring Boot's own failure analysis reports a BindException by its property. */
-    private static BindException bindFailure(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof BindException bind) {
-                return bind;
-            }
-        }
-        throw new AssertionError("No BindException in " + failure);
     }
 
     private void assertFailure(Consumer<FailureAnalysis> assertions, String... properties) {

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.autoconfigure.FailureAnalysisAccess;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.ThreadAllocation;
 import io.slidinglimiter.core.TimedBackend;
@@ -77,11 +78,7 @@ class MetricsSwitchesTests {
         Throwable failure = catchThrowable(() -> start("management.observations.enable.limiter=maybe"));
         assertThat(failure).isInstanceOf(BeanDefinitionStoreException.class)
             .hasRootCauseMessage("Invalid boolean value 'maybe'");
-        BindException binding = null;
-        for (Throwable cause = failure; cause != null && binding == null; cause = cause.getCause()) {
-            binding = (cause instanceof BindException bind) ? bind : null;
-        }
-        assertThat(binding).as("Boot's binding failure, which its failure analysis reports").isNotNull();
+        BindException binding = FailureAnalysisAccess.bindFailure(failure);
         assertThat(binding.getProperty().getName().toString()).isEqualTo("management.observations.enable.limiter");
     }
 
