@@ -39,7 +39,7 @@ class RateLimitedInterceptorAllocationTest {
             Call call = new Call(new Hot(), Hot.class.getMethod("byParameter", String.class), "k");
             assertThat(bytesPerCall(interceptor, call)).isZero();
             assertThat(context.getBean(RateLimiters.class).peek("by-parameter", "k").remaining())
-                    .isEqualTo(Hot.LIMIT - (ThreadAllocation.ROUNDS + 1) * ThreadAllocation.CALLS);
+                    .isEqualTo(Hot.LIMIT - ThreadAllocation.TOTAL_CALLS);
         });
     }
 

@@ -98,7 +98,7 @@ class MetricsSwitchesTests {
             RateLimiters rateLimiters = context.getBean(RateLimiters.class);
             ThreadAllocation.Measured admissions = ThreadAllocation.of(() -> rateLimiters.admit("metered", "k"));
             assertThat(admissions.bytesPerCall()).as("bytes allocated per admission").isZero();
-            long calls = (ThreadAllocation.ROUNDS + 1) * ThreadAllocation.CALLS;
+            long calls = ThreadAllocation.TOTAL_CALLS;
             assertThat(admissions.answeredYes()).isEqualTo(calls);
             assertThat(context.getBean(MeterRegistry.class).get("limiter.requests").tag("limit", "metered")
                 .tag("outcome", "allowed").functionCounter().count()).isEqualTo(calls);

@@ -7,7 +7,6 @@ import java.lang.management.ManagementFactory;
  * ({@code getCurrentThreadAllocatedBytes}), not timed: one warm-up round, then the quietest of
  * {@value #ROUNDS} rounds of {@value #CALLS} calls. A call that allocates shows in every round, while
  * the JVM's own one-off work (linking a call site, a deoptimization) lands in one round at most.
- * Every measurement makes {@code (ROUNDS + 1) * CALLS} calls.
  */
 public final class ThreadAllocation {
 
@@ -16,6 +15,9 @@ public final class ThreadAllocation {
 
     /** The rounds counted after the warm-up round. */
     public static final int ROUNDS = 3;
+
+    /** The calls every measurement makes, the warm-up round's included. */
+    public static final long TOTAL_CALLS = (ROUNDS + 1L) * CALLS;
 
     private ThreadAllocation() {
     }

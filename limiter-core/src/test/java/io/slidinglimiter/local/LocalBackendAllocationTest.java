@@ -43,7 +43,7 @@ class LocalBackendAllocationTest {
     /** Bytes per call, counted by {@link ThreadAllocation}; every call answers alike, all admitted or none. */
     private static double bytesPerCall(ThreadAllocation.Call call) throws Throwable {
         ThreadAllocation.Measured measured = ThreadAllocation.of(call);
-        assertThat(measured.answeredYes()).isIn(0L, (long) (ThreadAllocation.ROUNDS + 1) * ThreadAllocation.CALLS);
+        assertThat(measured.answeredYes()).isIn(0L, ThreadAllocation.TOTAL_CALLS);
         return measured.bytesPerCall();
     }
 
