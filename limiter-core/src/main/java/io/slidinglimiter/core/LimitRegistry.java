@@ -12,10 +12,9 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Logger;
 import java.util.function.Consumer;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
  * The limits an application knows, by name, with their statistics. Decisions look their
@@ -24,7 +23,8 @@ import org.apache.commons.logging.LogFactory;
  */
 public final class LimitRegistry {
 
-    private static final Log logger = LogFactory.getLog(LimitRegistry.class);
+    /** java.util.logging: the core needs no logging library (Spring Boot routes it to the application's). */
+    private static final Logger logger = Logger.getLogger(LimitRegistry.class.getName());
 
     /** The most limits found without a map look-up. */
     private static final int MAX_NEAR = 8;
@@ -278,7 +278,7 @@ public final class LimitRegistry {
             }
             if (this.unknownPlansLogged.size() < MAX_UNKNOWN_PLANS_LOGGED
                     && this.unknownPlansLogged.add(plan)) {
-                logger.warn("Limit '" + current.definition.name() + "' has no plan '" + plan + "', so its own limit of "
+                logger.warning("Limit '" + current.definition.name() + "' has no plan '" + plan + "', so its own limit of "
                         + current.definition.limit() + " applies to callers on it; its plans are "
                         + current.planLimits.keySet() + ". Logged once per plan name.");
             }

@@ -17,24 +17,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Runs the limiter's commands through the application's Spring Data Redis connection factory, on
@@ -61,24 +59,37 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * longer waits ({@link #redisDeadlineMillis()}): a script that Redis runs later than that (a
  * stalled server that wakes, a queue replayed after a reconnection) changes nothing.
  * <p>
- * <b>Whose fault.</b> A timeout while Redis answers other commands, or followed by this command's
- * own reply within a grace period, is a slow call, not an outage
- * ({@link RedisTimeoutException#redisFailed()}): a busy or paused application must not make a
- * healthy Redis look down. A reply that arrived while the waiting thread was not running is used,
- * however late the thread woke.
+ * <b>A slow JVM is not a down Redis.</b> A call whose reply is late while Redis keeps answering
+ * (replies to other commands arrive on the connection), or while this application is too busy to
+ * run the waiting thread on time, keeps waiting for its own reply, up to {@code maxWait}: an
+ * application overloaded by its own traffic decides in Redis, not by the failure policy. A Redis
+ * that answers nothing for {@code timeout} while this JVM runs on time is failing, and the call
+ * ends then. A call that timed out all the same, while Redis answered others or with its own reply
+ * within a grace period, is a slow call, not an outage ({@link RedisTimeoutException#redisFailed()}).
+ * <p>
+ * Needs no Spring: {@link #LettuceScriptRunner(AbstractRedisClient, Duration, Duration)} takes a
+ * plain Lettuce client.
  */
 public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseable {
 
     /** How long after a timeout a reply that did come proves the call slow rather than Redis failed. */
     static final long FAULT_GRACE_MILLIS = 1_000;
 
-    private final RedisConnectionFactory connectionFactory;
+    /** The longest a call waits for a Redis that is answering, unless told otherwise. */
+    public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(1);
+
+    private final RedisConnector connector;
 
     private final long timeoutNanos;
 
+    private final long maxWaitNanos;
+
+    /** A waiting thread that wakes later than this after its deadline was kept from running: the JVM is busy. */
+    private final long lateWakeNanos;
+
     private final RedisScripts script;
 
-    private volatile CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands;
+    private volatile CompletableFuture<Connection> connection;
 
     /**
      * {@link System#nanoTime()} of the last reply from each Redis node, an error reply included: by
@@ -89,42 +100,91 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     /** Moves a silent Cluster node's decisions to its successor when the cluster has promoted one. */
     private final ClusterFollower clusterFollower;
 
-    /** The limiter's own connection on a standalone or Sentinel Redis; null on Cluster (the shared one). */
-    private volatile StatefulRedisConnection<byte[], byte[]> ownConnection;
-
     /** Redis's time minus this JVM's monotonic milliseconds, from the last script reply; unknown until one. */
     private volatile long redisOffsetMillis;
 
     private volatile boolean redisOffsetKnown;
 
     /**
-     * Creates a runner of {@link RedisScripts#DECIDE}.
+     * Creates a runner on an application's Spring Data Redis connection factory, waiting at most
+     * {@link #DEFAULT_MAX_WAIT} (or the timeout, if longer) for a Redis that is answering.
      * @param connectionFactory a Lettuce connection factory that shares its native connection
      * (Spring Boot's default)
-     * @param timeout the longest a decision waits for Redis
+     * @param timeout the longest a decision waits for a Redis that answers nothing
      */
     public LettuceScriptRunner(RedisConnectionFactory connectionFactory, Duration timeout) {
-        this.connectionFactory = connectionFactory;
+        this(connectionFactory, timeout, maxOf(DEFAULT_MAX_WAIT, timeout));
+    }
+
+    /**
+     * Creates a runner on an application's Spring Data Redis connection factory.
+     * @param connectionFactory a Lettuce connection factory that shares its native connection
+     * (Spring Boot's default)
+     * @param timeout the longest a decision waits for a Redis that answers nothing
+     * @param maxWait the longest a decision waits for its reply while Redis answers others or this
+     * JVM is too busy to read the reply: at least {@code timeout}
+     */
+    public LettuceScriptRunner(RedisConnectionFactory connectionFactory, Duration timeout, Duration maxWait) {
+        this(new SpringDataRedisConnector(connectionFactory), timeout, maxWait);
+    }
+
+    /**
+     * Creates a runner on a plain Lettuce client, for an application without Spring: a connection of
+     * its own, closed by {@link #close()}; the client stays the caller's to shut down.
+     * <pre>{@code
+     * RedisClient client = RedisClient.create("redis://localhost:6379");
+     * LettuceScriptRunner runner = new LettuceScriptRunner(client, Duration.ofMillis(100), Duration.ofSeconds(1));
+     * }</pre>
+     * @param client a {@code RedisClient} (standalone or Sentinel) or a {@code RedisClusterClient}
+     * @param timeout the longest a decision waits for a Redis that answers nothing
+     * @param maxWait the longest a decision waits for its reply while Redis answers others or this
+     * JVM is too busy to read the reply: at least {@code timeout}
+     */
+    public LettuceScriptRunner(AbstractRedisClient client, Duration timeout, Duration maxWait) {
+        this(new LettuceClientConnector(client), timeout, maxWait);
+    }
+
+    private LettuceScriptRunner(RedisConnector connector, Duration timeout, Duration maxWait) {
+        if (maxWait.compareTo(timeout) < 0) {
+            throw new IllegalArgumentException("The longest wait for a Redis that answers (" + maxWait.toMillis()
+                    + " ms) is shorter than the timeout (" + timeout.toMillis() + " ms)");
+        }
+        this.connector = connector;
         this.timeoutNanos = timeout.toNanos();
+        this.maxWaitNanos = maxWait.toNanos();
+        this.lateWakeNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), this.timeoutNanos / 4);
         this.script = RedisScripts.DECIDE;
         this.clusterFollower = new ClusterFollower(timeout, this::answeredSince);
     }
 
+    private static Duration maxOf(Duration a, Duration b) {
+        return (a.compareTo(b) >= 0) ? a : b;
+    }
+
+    /** @return the longest a decision waits for a Redis that answers nothing */
+    public Duration timeout() {
+        return Duration.ofNanos(this.timeoutNanos);
+    }
+
+    /** @return the longest a decision waits for its reply while Redis answers */
+    public Duration maxWait() {
+        return Duration.ofNanos(this.maxWaitNanos);
+    }
+
     @Override
     public List<Long> run(byte[][] keys, byte[][] args) {
-        long sentNanos = System.nanoTime();
-        long deadline = sentNanos + this.timeoutNanos;
-        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos, "");
+        long startNanos = System.nanoTime();
+        RedisClusterAsyncCommands<byte[], byte[]> commands = awaitConnection();
         boolean redisTime = readsRedisTime(args);
         String node = nodeOf(keys[0]);
         try {
             return await(replied(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args), redisTime,
-                    node), deadline, sentNanos, node);
+                    node), startNanos, System.nanoTime(), node);
         }
         catch (RedisNoScriptException ex) {
             // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
             return await(replied(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args), redisTime,
-                    node), deadline, sentNanos, node);
+                    node), startNanos, System.nanoTime(), node);
         }
     }
 
@@ -136,22 +196,26 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     /** Sends the script to the node of its keys; again by {@code EVAL} after {@code NOSCRIPT}. */
     private CompletableFuture<List<Long>> send(byte[][] keys, byte[][] args, String node) {
         boolean redisTime = readsRedisTime(args);
-        return commands().thenCompose((commands) -> replied(commands.<List<Long>>evalsha(this.script.sha1(),
-                ScriptOutputType.MULTI, keys, args), redisTime, node).exceptionallyCompose((failure) -> {
-                    if (failure instanceof RedisNoScriptException
-                            || failure.getCause() instanceof RedisNoScriptException) {
-                        return replied(commands.<List<Long>>eval(this.script.source(), ScriptOutputType.MULTI, keys,
-                                args), redisTime, node);
-                    }
-                    return CompletableFuture.failedFuture(failure);
-                }));
+        return connection().thenCompose((opened) -> {
+            RedisClusterAsyncCommands<byte[], byte[]> commands = opened.commands();
+            return replied(commands.<List<Long>>evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args),
+                    redisTime, node).exceptionallyCompose((failure) -> {
+                        if (failure instanceof RedisNoScriptException
+                                || failure.getCause() instanceof RedisNoScriptException) {
+                            return replied(commands.<List<Long>>eval(this.script.source(), ScriptOutputType.MULTI,
+                                    keys, args), redisTime, node);
+                        }
+                        return CompletableFuture.failedFuture(failure);
+                    });
+        });
     }
 
     /**
      * {@inheritDoc}
      * <p>
-     * On Lettuce's asynchronous API: no thread waits. A reply that does not come within the timeout
-     * fails the call as {@link #run} would, with the same late-reply and whose-fault information.
+     * On Lettuce's asynchronous API: no thread waits. A reply that does not come in time fails the
+     * call as {@link #run} would, by the same rules of patience, with the same late-reply and
+     * whose-fault information.
      */
     @Override
     public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
@@ -168,13 +232,27 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
             }
         });
         if (!result.isDone()) {
-            CompletableFuture.delayedExecutor(this.timeoutNanos, TimeUnit.NANOSECONDS).execute(() -> {
-                if (!result.isDone()) {
-                    result.completeExceptionally(timeout(reply, sentNanos, node));
-                }
-            });
+            checkLater(result, reply, sentNanos, sentNanos + this.timeoutNanos, node);
         }
         return result;
+    }
+
+    /** At {@code deadlineNanos}: fails a call still unanswered, unless it is worth waiting for longer. */
+    private void checkLater(CompletableFuture<List<Long>> result, CompletableFuture<List<Long>> reply, long sentNanos,
+            long deadlineNanos, String node) {
+        CompletableFuture.delayedExecutor(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+                .execute(() -> {
+                    if (result.isDone()) {
+                        return;
+                    }
+                    long now = System.nanoTime();
+                    if (now - (sentNanos + this.maxWaitNanos) < 0 && keepsWaiting(node, sentNanos, deadlineNanos, now)) {
+                        checkLater(result, reply, sentNanos, nextDeadline(sentNanos, now), node);
+                    }
+                    else {
+                        result.completeExceptionally(timeout(reply, sentNanos, node));
+                    }
+                });
     }
 
     @Override
@@ -182,11 +260,11 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         if (!this.redisOffsetKnown) {
             return -1;
         }
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() + this.timeoutNanos) + this.redisOffsetMillis;
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() + this.maxWaitNanos) + this.redisOffsetMillis;
     }
 
     /**
-     * Runs any command on the limiter's connection, waiting at most the timeout: for the limiter's
+     * Runs any command on the limiter's connection, waiting as a decision does: for the limiter's
      * own reads and writes besides decisions (run-time limits, health).
      * @param command the command, on Lettuce's asynchronous API
      * @param <T> its reply
@@ -194,10 +272,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * @throws RedisBackendException when Redis fails or does not answer in time
      */
     public <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
-        long sentNanos = System.nanoTime();
-        long deadline = sentNanos + this.timeoutNanos;
-        RedisClusterAsyncCommands<byte[], byte[]> commands = await(commands(), deadline, sentNanos, "");
-        return await(replied(command.apply(commands), false, ""), deadline, sentNanos, "");
+        long startNanos = System.nanoTime();
+        RedisClusterAsyncCommands<byte[], byte[]> commands = awaitConnection();
+        return await(replied(command.apply(commands), false, ""), startNanos, System.nanoTime(), "");
     }
 
     /**
@@ -241,7 +318,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      */
     public CompletableFuture<?> connect() {
         reconnectIfClosed();
-        return commands().thenCompose((commands) -> commands.scriptLoad(this.script.source()));
+        return connection().thenCompose((opened) -> opened.commands().scriptLoad(this.script.source()));
     }
 
     /**
@@ -250,8 +327,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * how long decisions would stay away from a Redis that is back. A probe calls this.
      */
     public void reconnectIfClosed() {
-        RedisClusterAsyncCommands<byte[], byte[]> opened = opened();
-        if (opened != null && !opened.isOpen()) {
+        Connection opened = opened();
+        if (opened != null && !opened.stateful().isOpen()) {
             reconnect();
         }
     }
@@ -261,17 +338,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * to talk to (Sentinel promoted another master). The next command opens a new connection.
      */
     public void reconnect() {
-        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
-        StatefulRedisConnection<byte[], byte[]> own = this.ownConnection;
-        if (own != null) {
-            own.closeAsync();
-        }
-        else if (this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
-            lettuce.resetConnection();
+        CompletableFuture<Connection> current = this.connection;
+        Connection opened = opened();
+        if (opened != null) {
+            this.connector.drop(opened.stateful());
         }
         synchronized (this) {
-            if (this.commands == current) {
-                this.commands = null;
+            if (this.connection == current) {
+                this.connection = null;
             }
         }
     }
@@ -317,47 +391,24 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     /** Closes the limiter's own connection, if it has one; the factory closes the shared one. */
     @Override
     public void close() {
-        StatefulRedisConnection<byte[], byte[]> own = this.ownConnection;
-        if (own != null) {
-            own.close();
+        Connection opened = opened();
+        if (opened != null) {
+            this.connector.close(opened.stateful());
         }
     }
 
-    /** The connection's commands, opened once in the background; opened again after a failure. */
-    private CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands() {
-        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
+    /** The connection, opened once in the background; opened again after a failure. */
+    private CompletableFuture<Connection> connection() {
+        CompletableFuture<Connection> current = this.connection;
         if (current != null && !current.isCompletedExceptionally()) {
             return current;
         }
         synchronized (this) {
-            if (this.commands == current) {
-                this.commands = CompletableFuture.supplyAsync(this::openConnection);
+            if (this.connection == current) {
+                this.connection = CompletableFuture.supplyAsync(() -> Connection.of(this.connector.open()));
             }
-            return this.commands;
+            return this.connection;
         }
-    }
-
-    @SuppressWarnings({ "unchecked", "resource" })
-    private RedisClusterAsyncCommands<byte[], byte[]> openConnection() {
-        if (this.connectionFactory instanceof LettuceConnectionFactory lettuce
-                && lettuce.getNativeClient() instanceof RedisClient client) {
-            // Standalone or Sentinel: a connection of the limiter's own, from the factory's client and
-            // its settings. With connection pooling on (commons-pool2 present), resetting the factory's
-            // shared connection only returns it to the pool, and the next would be the same one, still
-            // to a master that Sentinel has replaced.
-            StatefulRedisConnection<byte[], byte[]> own = client.connect(ByteArrayCodec.INSTANCE);
-            this.ownConnection = own;
-            return own.async();
-        }
-        // With a shared native connection, closing this handle leaves the connection open.
-        RedisConnection connection = this.connectionFactory.getConnection();
-        Object nativeConnection = connection.getNativeConnection();
-        if (nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands) {
-            return (RedisClusterAsyncCommands<byte[], byte[]>) commands;
-        }
-        connection.close();
-        throw new IllegalStateException("The Redis backend needs Lettuce, but the connection is "
-                + nativeConnection.getClass().getName());
     }
 
     /**
@@ -376,20 +427,22 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      */
     @Override
     public String nodeOf(byte[] key) {
-        if (!(opened() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
+        Connection opened = opened();
+        if (opened == null || !(opened.stateful() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
             return "";
         }
-        RedisClusterNode node = cluster.getStatefulConnection().getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+        RedisClusterNode node = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
         return (node != null && node.getNodeId() != null) ? node.getNodeId() : "";
     }
 
     @Override
     public Set<String> nodes() {
-        if (!(opened() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)) {
+        Connection opened = opened();
+        if (opened == null || !(opened.stateful() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
             return Set.of("");
         }
         Set<String> serving = new HashSet<>();
-        for (RedisClusterNode node : cluster.getStatefulConnection().getPartitions()) {
+        for (RedisClusterNode node : cluster.getPartitions()) {
             if (!node.getSlots().isEmpty() && node.getNodeId() != null) {
                 serving.add(node.getNodeId());
             }
@@ -418,9 +471,18 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         return future;
     }
 
-    private <T> T await(Future<T> reply, long deadline, long sentNanos, String node) {
+    /**
+     * The connection's commands, waiting for it to open up to {@code maxWait}: opening it on a cold
+     * JVM (loading the client's classes, starting its I/O threads) can take longer than a decision's
+     * timeout, and a Redis that refuses the connection fails it at once.
+     */
+    private RedisClusterAsyncCommands<byte[], byte[]> awaitConnection() {
+        CompletableFuture<Connection> connection = connection();
+        if (connection.isDone() && !connection.isCompletedExceptionally()) {
+            return connection.join().commands();
+        }
         try {
-            return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return connection.get(this.maxWaitNanos, TimeUnit.NANOSECONDS).commands();
         }
         catch (ExecutionException ex) {
             throw failure(ex);
@@ -429,16 +491,67 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
             throw cancelled(ex);
         }
         catch (TimeoutException ex) {
-            if (reply.isDone()) {
-                // The reply came while this thread was not running: Redis was in time, this JVM was not.
-                return doneReply(reply);
-            }
-            throw timeout(reply, sentNanos, node);
+            throw new RedisBackendException("Could not connect to Redis within "
+                    + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms (limiter.redis.max-wait)", ex);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new RedisBackendException("Interrupted while waiting for Redis", ex);
         }
+    }
+
+    /**
+     * Waits for a reply: up to the timeout, and on while that is worth it ({@link #keepsWaiting}),
+     * up to {@code maxWait} since the call started (and at least the timeout since the command was
+     * sent). A reply that arrived while the waiting thread was not running is used, however late the
+     * thread woke.
+     */
+    private <T> T await(CompletableFuture<T> reply, long startNanos, long sentNanos, String node) {
+        long deadline = sentNanos + this.timeoutNanos;
+        while (true) {
+            try {
+                return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            catch (ExecutionException ex) {
+                throw failure(ex);
+            }
+            catch (CancellationException ex) {
+                throw cancelled(ex);
+            }
+            catch (TimeoutException ex) {
+                if (reply.isDone()) {
+                    // The reply came while this thread was not running: Redis was in time, this JVM was not.
+                    return doneReply(reply);
+                }
+                long now = System.nanoTime();
+                if (now - (startNanos + this.maxWaitNanos) >= 0 || !keepsWaiting(node, sentNanos, deadline, now)) {
+                    throw timeout(reply, sentNanos, node);
+                }
+                deadline = nextDeadline(startNanos, now);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new RedisBackendException("Interrupted while waiting for Redis", ex);
+            }
+        }
+    }
+
+    /**
+     * Whether a call whose wait ended at {@code nowNanos} (it was to end at {@code deadlineNanos})
+     * is worth waiting for longer, {@code maxWait} allowing: either its node answered something since it was sent and within the last timeout (Redis is answering: the
+     * reply is late in this JVM, or queued behind others), or the waiting thread itself woke late
+     * (this JVM is too busy to run its threads on time, and the client's I/O thread is one of them).
+     */
+    private boolean keepsWaiting(String node, long sentNanos, long deadlineNanos, long nowNanos) {
+        long since = Math.max(sentNanos, nowNanos - this.timeoutNanos);
+        return answeredSince(node, since) || nowNanos - deadlineNanos > this.lateWakeNanos;
+    }
+
+    /** The next moment a waiting call looks again: a timeout on, never past {@code maxWait} after its start. */
+    private long nextDeadline(long startNanos, long nowNanos) {
+        long capNanos = startNanos + this.maxWaitNanos;
+        long next = nowNanos + this.timeoutNanos;
+        return (next - capNanos > 0) ? capNanos : next;
     }
 
     private static <T> T doneReply(Future<T> reply) {
@@ -474,11 +587,12 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
                 : new CompletableFuture<>();
         CompletionStage<List<Long>> late = (CompletionStage<List<Long>>) pending;
         if (answeredSince(node, sentNanos)) {
-            return RedisTimeoutException.slow("Redis answered other commands but not this one within the"
-                    + " limiter's timeout", late);
+            return RedisTimeoutException.slow("Redis answered other commands but not this one within "
+                    + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms (limiter.redis.max-wait)", late);
         }
         CompletableFuture<Boolean> failed = new CompletableFuture<>();
-        if (!isOpen()) {
+        Connection opened = opened();
+        if (opened == null || !opened.stateful().isOpen()) {
             failed.complete(true);
         }
         else {
@@ -487,12 +601,15 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         }
         if (!node.isEmpty()) {
             failed.thenAccept((redisFailed) -> {
-                if (redisFailed && opened() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
-                    this.clusterFollower.suspect(cluster.getStatefulConnection(), node, sentNanos);
+                Connection current = opened();
+                if (redisFailed && current != null
+                        && current.stateful() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+                    this.clusterFollower.suspect(cluster, node, sentNanos);
                 }
             });
         }
-        return new RedisTimeoutException("Redis did not answer within the limiter's timeout", late, failed);
+        return new RedisTimeoutException("Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis()
+                + " ms (limiter.redis.timeout)", late, failed);
     }
 
     /** Whether a node has replied to anything since a moment ({@link System#nanoTime()}). */
@@ -501,16 +618,32 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         return lastReply != null && lastReply.nanos - sinceNanos > 0;
     }
 
-    /** Whether the connection is open, as far as this runner knows it. */
-    private boolean isOpen() {
-        RedisClusterAsyncCommands<byte[], byte[]> opened = opened();
-        return opened != null && opened.isOpen();
+    /** The connection if it was opened, without waiting for it; else null. */
+    private Connection opened() {
+        CompletableFuture<Connection> current = this.connection;
+        return (current != null && current.isDone() && !current.isCompletedExceptionally()) ? current.join() : null;
     }
 
-    /** The connection's commands if it was opened, without waiting for it; else null. */
-    private RedisClusterAsyncCommands<byte[], byte[]> opened() {
-        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = this.commands;
-        return (current != null && current.isDone() && !current.isCompletedExceptionally()) ? current.join() : null;
+    /**
+     * An open connection and its asynchronous commands.
+     *
+     * @param stateful the connection, which tells whether it is open (Lettuce 6 and 7 alike)
+     * @param commands its asynchronous commands
+     */
+    private record Connection(StatefulConnection<byte[], byte[]> stateful,
+            RedisClusterAsyncCommands<byte[], byte[]> commands) {
+
+        static Connection of(StatefulConnection<byte[], byte[]> stateful) {
+            if (stateful instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+                return new Connection(stateful, cluster.async());
+            }
+            if (stateful instanceof StatefulRedisConnection<byte[], byte[]> single) {
+                return new Connection(stateful, single.async());
+            }
+            throw new IllegalStateException("The Redis backend needs a Redis or Redis Cluster connection, not "
+                    + stateful.getClass().getName());
+        }
+
     }
 
     /** When a node last replied. */
@@ -542,6 +675,5 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         }
         return new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
     }
-
 
 }

@@ -356,6 +356,19 @@ public final class RedisBackend implements RateLimitBackend {
     }
 
     /**
+     * Counts permits that the failure policy admitted while Redis did not decide, now and whether or
+     * not they fit (as a settle counts a charge beyond the cost), in the background.
+     * @param limit the limit the permits were admitted under
+     * @param key the counter key
+     * @param permits how many
+     * @return completes when Redis answered; failed when it did not
+     */
+    public CompletionStage<List<Long>> countLater(LimitDefinition limit, String key, long permits) {
+        byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
+        return this.runner.runLater(counterKeys, arguments(SETTLE, now(), ZERO, List.of(limit), new long[] { permits }));
+    }
+
+    /**
      * Takes a lease: the call's {@code cost} and up to {@code wanted - cost} permits more, counted in
      * Redis at once in the current sub-window, by one script call. Redis gives at most half of what is
      * left after the call, so a key near its limit is decided permit by permit. A limit of the sliding

@@ -46,8 +46,13 @@ import io.slidinglimiter.core.TimeSource;
  * <li>Limits that lease ({@link Settings#leased()}) admit a busy key's calls from permits taken from
  * Redis in batches, exactly and never over the limit in any window; a live
  * lease keeps admitting what it holds while Redis fails.</li>
+ * <li>What a {@code fail-open} or {@code local} fallback admitted is counted in Redis once Redis
+ * answers again ({@link UnreportedAdmissions}): Redis's count and every instance's later decisions
+ * include it.</li>
  * <li>An outage is logged when it starts, with its cause, summed up each minute while it lasts,
- * and logged when it ends; while Redis is out of reach a probe finds it again without traffic.</li>
+ * and logged when it ends; while Redis is out of reach a probe finds it again without traffic.
+ * Fallbacks of slow calls while Redis was answering are logged apart, as this application's
+ * overload.</li>
  * </ul>
  */
 public final class ResilientRedisBackend implements RateLimitBackend {
@@ -97,6 +102,12 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     /** This instance's leases, when a limit leases; null otherwise. */
     private final Leases leases;
 
+    /** What fallbacks admitted, until Redis counts it. */
+    private final UnreportedAdmissions unreported;
+
+    /** Counts a fallback's admissions in Redis; null when the backend is not Redis's. */
+    private final UnreportedAdmissions.Reporter reporter;
+
     /**
      * Creates the backend.
      * @param redis the Redis backend
@@ -141,7 +152,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.openMillis = settings.openMillis();
         this.shardOf = (redis instanceof RedisBackend backend) ? backend::shardOf : (limit, key) -> "";
         this.liveShards = (redis instanceof RedisBackend backend) ? backend::shards : () -> Set.of("");
-        this.outage = new RedisOutage(timeSource, probe, this::closeBreakers);
+        this.outage = new RedisOutage(timeSource, probe, this::redisAnswersAgain);
         this.denials = (settings.denialCacheSize() > 0)
                 ? new DenialCache(settings.denialCacheSize(), DENIAL_CACHE_MILLIS) : null;
         boolean anyLocal = settings.defaultPolicy() == FailurePolicy.LOCAL
@@ -152,6 +163,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.leasing = (redis instanceof RedisBackend backend && settings.leased() != null) ? backend : null;
         this.leases = (this.leasing != null) ? new Leases(this.leasing, timeSource, settings.leased(),
                 (settings.denialCacheSize() > 0) ? settings.denialCacheSize() : 100_000, sweepLeases) : null;
+        this.unreported = new UnreportedAdmissions((settings.denialCacheSize() > 0) ? settings.denialCacheSize()
+                : 100_000);
+        this.reporter = (redis instanceof RedisBackend backend) ? backend::countLater : null;
     }
 
     /**
@@ -490,10 +504,22 @@ public final class ResilientRedisBackend implements RateLimitBackend {
      * {@inheritDoc}
      * <p>
      * A key given permits back forgets its cached denial here at once. A settle that cannot reach
-     * Redis is recorded against the breaker and thrown: the call then stays counted at its cost.
+     * Redis is recorded against the breaker and thrown. A call that the failure policy admitted is
+     * settled in what Redis will be told of it once it answers.
      */
     @Override
     public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
+        if (taken.decidedAtMillis() == 0) {
+            // Admitted by the failure policy, not by Redis: what Redis will be told changes instead.
+            long now = this.timeSource.currentTimeMillis();
+            for (int i = 0; i < requests.size(); i++) {
+                LimitRequest request = requests.get(i);
+                if (admitsOnFailure(request.limit())) {
+                    this.unreported.add(request.limit(), request.key(), charges[i] - request.cost(), now);
+                }
+            }
+            return;
+        }
         if (this.denials != null) {
             for (int i = 0; i < requests.size(); i++) {
                 if (charges[i] < requests.get(i).cost()) {
@@ -708,7 +734,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         this.fallbacks.increment();
         this.outage.fellBack();
         this.onFallback.accept(limit);
-        return switch (policyOf(limit)) {
+        Decision decision = switch (policyOf(limit)) {
             case FAIL_OPEN -> new Decision(true, limit.limit(), limit.limit() - cost, 0, 0);
             case FAIL_CLOSED -> rejection(limit, breaker);
             case LOCAL -> {
@@ -718,6 +744,15 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 yield this.local.tryAcquire(limit, key, cost);
             }
         };
+        if (decision.allowed()) {
+            this.unreported.add(limit, key, cost, this.timeSource.currentTimeMillis());
+        }
+        return decision;
+    }
+
+    /** Whether a limit's failure policy admits calls (fail-open, local), which Redis is told of later. */
+    private boolean admitsOnFailure(LimitDefinition limit) {
+        return policyOf(limit) != FailurePolicy.FAIL_CLOSED;
     }
 
     /** All or nothing across policies: a fail-closed limit rejects; local ones decide together. */
@@ -739,6 +774,10 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
         Decisions localDecisions = (closed || local.isEmpty()) ? null : this.local.tryAcquireAll(local);
         boolean allowed = !closed && (localDecisions == null || localDecisions.allowed());
+        if (allowed) {
+            long now = this.timeSource.currentTimeMillis();
+            requests.forEach((request) -> this.unreported.add(request.limit(), request.key(), request.cost(), now));
+        }
         List<Decision> decisions = new ArrayList<>(requests.size());
         for (LimitRequest request : requests) {
             LimitDefinition limit = request.limit();
@@ -774,6 +813,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 }
                 else {
                     this.slowDecisions.increment();
+                    this.outage.slowCall(ex);
                 }
             });
             return;
@@ -793,6 +833,27 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         if (this.breakers.size() == 1 || !isCircuitOpen()) {
             this.outage.succeeded();
         }
+        if (!this.unreported.isEmpty()) {
+            reportFallbacks();
+        }
+    }
+
+    /** A probe found Redis again: its breakers close, and what fallbacks admitted meanwhile is counted there. */
+    private void redisAnswersAgain() {
+        closeBreakers();
+        reportFallbacks();
+    }
+
+    /** Counts in Redis, in the background, what fallbacks admitted while it did not decide. */
+    private void reportFallbacks() {
+        if (this.reporter != null) {
+            this.unreported.report(this.reporter, this.timeSource.currentTimeMillis());
+        }
+    }
+
+    /** @return permits that fallbacks admitted and that were counted in Redis afterwards, since start */
+    public long reportedFallbackPermits() {
+        return this.unreported.reported();
     }
 
 }

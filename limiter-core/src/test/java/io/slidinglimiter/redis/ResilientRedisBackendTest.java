@@ -276,9 +276,10 @@ class ResilientRedisBackendTest {
     @Test
     void aLateAdmissionWithoutADeadlineIsGivenBack() throws Exception {
         LimitDefinition limit = LimitDefinition.of("first", 5, Duration.ofMinutes(1), 10);
-        RedisBackend redis = new RedisBackend(new LettuceScriptRunner(this.connectionFactory, TIMEOUT),
-                new RedisKeys("limiter"), null);
-        this.server.call((commands) -> commands.ping());
+        LettuceScriptRunner runner = new LettuceScriptRunner(this.connectionFactory, TIMEOUT);
+        // Connected before the stall (opening a connection waits up to max-wait): the decision is what times out.
+        runner.connect().get();
+        RedisBackend redis = new RedisBackend(runner, new RedisKeys("limiter"), null);
         Thread sleeper = new Thread(() -> this.server.stall(1.0));
         sleeper.start();
         letTheStallBegin();

@@ -1,0 +1,136 @@
+package io.slidinglimiter.redis;
+
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.slidinglimiter.core.LimitDefinition;
+
+/**
+ * What the failure policy admitted while Redis did not decide ({@code fail-open}, {@code local}),
+ * kept per key until Redis answers again and then counted there, so that Redis's count, every
+ * instance's later decisions and the endpoint's {@code used} include it: nothing admitted is lost.
+ * <p>
+ * The permits are counted in Redis when they are reported, not in the sub-window they were admitted
+ * in: they leave the window at most the outage's length later than they would have (an over-count,
+ * never an under-count). Permits whose newest admission has left the window by then are not
+ * reported. At most {@code maxKeys} keys are kept; the admissions of more keys are counted in
+ * {@link #dropped()} and not reported.
+ */
+final class UnreportedAdmissions {
+
+    /** Counts permits in Redis, completing when Redis answered. */
+    @FunctionalInterface
+    interface Reporter {
+
+        CompletionStage<?> count(LimitDefinition limit, String key, long permits);
+
+    }
+
+    private final Map<Key, Pending> pending = new ConcurrentHashMap<>();
+
+    private final int maxKeys;
+
+    private final LongAdder reported = new LongAdder();
+
+    private final LongAdder dropped = new LongAdder();
+
+    private final AtomicBoolean reporting = new AtomicBoolean();
+
+    /** Set with every admission kept, cleared by a report that left nothing: the hot path reads only this. */
+    private volatile boolean any;
+
+    /** @param maxKeys the most keys kept at once */
+    UnreportedAdmissions(int maxKeys) {
+        this.maxKeys = maxKeys;
+    }
+
+    /**
+     * Keeps permits that a fallback admitted, or adds a settle's difference to them.
+     * @param limit the limit in force
+     * @param key the counter key
+     * @param permits permits admitted (or, from a settle, the charge minus the cost: below zero gives back)
+     * @param nowMillis the time, on the backend's clock
+     */
+    void add(LimitDefinition limit, String key, long permits, long nowMillis) {
+        if (permits == 0) {
+            return;
+        }
+        Key id = new Key(limit.name(), key);
+        if (permits > 0 && this.pending.size() >= this.maxKeys && !this.pending.containsKey(id)) {
+            this.dropped.add(permits);
+            return;
+        }
+        this.pending.compute(id, (ignored, before) -> {
+            long total = ((before != null) ? before.permits() : 0) + permits;
+            return (total > 0) ? new Pending(limit, total, nowMillis) : null;
+        });
+        this.any = true;
+    }
+
+    /** @return whether admissions wait to be reported */
+    boolean isEmpty() {
+        return !this.any;
+    }
+
+    /**
+     * Reports every key's permits, one call per key, unless a report is under way; a key whose call
+     * fails keeps its permits for the next report.
+     * @param reporter counts permits in Redis
+     * @param nowMillis the time, on the backend's clock
+     */
+    void report(Reporter reporter, long nowMillis) {
+        if (!this.any || !this.reporting.compareAndSet(false, true)) {
+            return;
+        }
+        this.any = false;
+        try {
+            for (Map.Entry<Key, Pending> entry : this.pending.entrySet()) {
+                Key id = entry.getKey();
+                Pending each = entry.getValue();
+                if (!this.pending.remove(id, each)) {
+                    this.any = true;
+                    continue;
+                }
+                if (nowMillis - each.lastAtMillis() >= each.limit().windowMillis()) {
+                    continue;
+                }
+                reporter.count(each.limit(), id.key(), each.permits()).whenComplete((ignored, failure) -> {
+                    if (failure == null) {
+                        this.reported.add(each.permits());
+                    }
+                    else {
+                        add(each.limit(), id.key(), each.permits(), each.lastAtMillis());
+                    }
+                });
+            }
+        }
+        finally {
+            this.reporting.set(false);
+        }
+    }
+
+    /** @return permits counted in Redis after the fact since start */
+    long reported() {
+        return this.reported.sum();
+    }
+
+    /** @return permits admitted by fallbacks that could not be kept for Redis (too many keys) */
+    long dropped() {
+        return this.dropped.sum();
+    }
+
+    private record Key(String limitName, String key) {
+    }
+
+    /**
+     * @param limit the limit in force at the newest admission
+     * @param permits what to count
+     * @param lastAtMillis the newest admission's time
+     */
+    private record Pending(LimitDefinition limit, long permits, long lastAtMillis) {
+    }
+
+}
