@@ -36,7 +36,13 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
     /** The limit each name was configured with: its value before any run-time change. */
     private final Map<String, Long> configured = new ConcurrentHashMap<>();
 
+    /** Reads that fail in a row before a warning: a busy application may miss one without Redis failing. */
+    static final int FAILED_READS_BEFORE_WARNING = 3;
+
     private volatile boolean readFailing;
+
+    /** Reads failed in a row; only the poller's thread changes it. */
+    private int failedReads;
 
     private ScheduledExecutorService poller;
 
@@ -135,13 +141,15 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
             stored = this.shared.load();
         }
         catch (RuntimeException ex) {
-            if (!this.readFailing) {
+            // One missed read changes nothing (the next comes a period later): said once reads keep failing.
+            if (!this.readFailing && ++this.failedReads >= FAILED_READS_BEFORE_WARNING) {
                 this.readFailing = true;
                 logger.warn("Could not read run-time limit changes from Redis (" + ex.getMessage() + "); the limits"
                         + " in force stay as they are until it answers.");
             }
             return;
         }
+        this.failedReads = 0;
         if (this.readFailing) {
             this.readFailing = false;
             logger.info("Run-time limit changes are read from Redis again.");

@@ -251,6 +251,13 @@ final class ConfiguredLimits {
     private static void checkRedis(LimiterProperties.Redis redis, List<Problem> problems) {
         requirePositive(redis.getTimeout(), "limiter.redis.timeout", "the longest a decision may wait for Redis,"
                 + " for example 100ms", problems);
+        if (redis.getTimeout() != null && redis.getMaxWait() != null && !redis.getTimeout().isNegative()
+                && redis.getMaxWait().compareTo(redis.getTimeout()) < 0) {
+            problems.add(new Problem("limiter.redis.max-wait", "(" + redis.getMaxWait().toMillis()
+                    + "ms) is shorter than limiter.redis.timeout (" + redis.getTimeout().toMillis() + "ms)",
+                    "Set limiter.redis.max-wait, the longest a decision waits for a Redis that is answering, to at"
+                            + " least limiter.redis.timeout, for example 1s."));
+        }
         if (redis.getFailureThreshold() < 1) {
             problems.add(new Problem("limiter.redis.failure-threshold", "must be at least 1 but was "
                     + redis.getFailureThreshold(), "Set limiter.redis.failure-threshold to the failures in a row"

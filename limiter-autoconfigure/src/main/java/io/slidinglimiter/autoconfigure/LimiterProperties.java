@@ -362,9 +362,17 @@ public class LimiterProperties {
         private FailurePolicy onFailure = FailurePolicy.FAIL_OPEN;
 
         /**
-         * Longest a decision waits for Redis, whatever the connection factory's own timeouts.
+         * Longest a decision waits for a Redis that answers nothing, whatever the connection
+         * factory's own timeouts: then it follows on-failure.
          */
         private Duration timeout = Duration.ofMillis(100);
+
+        /**
+         * Longest a decision waits for its reply while Redis is answering (replies to other
+         * commands arrive) or this application is too busy to read it in time: a slow application is
+         * not a down Redis. Also the longest the connection may take to open. At least the timeout.
+         */
+        private Duration maxWait = Duration.ofSeconds(1);
 
         /**
          * Failures in a row after which Redis is not called for a while (the circuit breaker opens).
@@ -410,6 +418,14 @@ public class LimiterProperties {
 
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+
+        public Duration getMaxWait() {
+            return this.maxWait;
+        }
+
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
         }
 
         public int getFailureThreshold() {

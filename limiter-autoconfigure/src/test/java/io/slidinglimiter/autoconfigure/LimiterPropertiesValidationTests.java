@@ -122,6 +122,16 @@ class LimiterPropertiesValidationTests {
     }
 
     @Test
+    void aMaxWaitShorterThanTheTimeoutFailsTheStart() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.redis.max-wait")
+                    .contains("(50ms) is shorter than limiter.redis.timeout (200ms)");
+            assertThat(analysis.getAction()).contains("Set limiter.redis.max-wait")
+                    .contains("to at least limiter.redis.timeout");
+        }, "limiter.redis.timeout=200ms", "limiter.redis.max-wait=50ms");
+    }
+
+    @Test
     void redisWithoutSpringDataRedisNamesTheDependencyToAdd() {
         this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
                 .withPropertyValues("limiter.limits.login.limit=5", "limiter.limits.login.window=1m",

@@ -18,6 +18,9 @@ final class SpringDataRedisConnector implements RedisConnector {
 
     private final RedisConnectionFactory connectionFactory;
 
+    /** Whether the connection opened last is the limiter's own (closed by it), not the factory's. */
+    private volatile boolean own;
+
     SpringDataRedisConnector(RedisConnectionFactory connectionFactory) {
         this.connectionFactory = connectionFactory;
     }
@@ -30,7 +33,9 @@ final class SpringDataRedisConnector implements RedisConnector {
             // With connection pooling on (commons-pool2 present), resetting the factory's shared
             // connection only returns it to the pool, and the next would be the same one, still to a
             // master that Sentinel has replaced: the limiter's own connection can be dropped.
-            return new LettuceClientConnector(client).open();
+            StatefulConnection<byte[], byte[]> connection = new LettuceClientConnector(client).open();
+            this.own = true;
+            return connection;
         }
         // With a shared native connection, closing this handle leaves the connection open.
         RedisConnection connection = this.connectionFactory.getConnection();
@@ -48,7 +53,7 @@ final class SpringDataRedisConnector implements RedisConnector {
 
     @Override
     public void drop(StatefulConnection<byte[], byte[]> connection) {
-        if (!isShared()) {
+        if (this.own) {
             connection.closeAsync();
         }
         else if (this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
@@ -56,17 +61,12 @@ final class SpringDataRedisConnector implements RedisConnector {
         }
     }
 
+    /** Closes the limiter's own connection; the factory closes its shared one itself (and may have already). */
     @Override
     public void close(StatefulConnection<byte[], byte[]> connection) {
-        if (!isShared()) {
+        if (this.own && connection.isOpen()) {
             connection.close();
         }
-    }
-
-    /** Whether the connection is the factory's (closed by it), not the limiter's own. */
-    private boolean isShared() {
-        return !(this.connectionFactory instanceof LettuceConnectionFactory lettuce
-                && lettuce.getNativeClient() instanceof RedisClient);
     }
 
 }
