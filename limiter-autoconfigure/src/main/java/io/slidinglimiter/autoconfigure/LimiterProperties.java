@@ -370,9 +370,12 @@ public class LimiterProperties {
         /**
          * Longest a decision waits for its reply while Redis is answering (replies to other
          * commands arrive) or this application is too busy to read it in time: a slow application is
-         * not a down Redis. Also the longest the connection may take to open. At least the timeout.
+         * not a down Redis. Also the longest the connection may take to open. At least the timeout;
+         * by default 1s, or the timeout when that is longer.
          */
-        private Duration maxWait = Duration.ofSeconds(1);
+        private Duration maxWait;
+
+        private static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(1);
 
         /**
          * Failures in a row after which Redis is not called for a while (the circuit breaker opens).
@@ -422,6 +425,15 @@ public class LimiterProperties {
 
         public Duration getMaxWait() {
             return this.maxWait;
+        }
+
+        /** @return max-wait as set, else 1s or the timeout when that is longer */
+        Duration maxWaitInForce() {
+            if (this.maxWait != null) {
+                return this.maxWait;
+            }
+            return (this.timeout != null && this.timeout.compareTo(DEFAULT_MAX_WAIT) > 0) ? this.timeout
+                    : DEFAULT_MAX_WAIT;
         }
 
         public void setMaxWait(Duration maxWait) {

@@ -94,7 +94,7 @@ public class LimiterRedisAutoConfiguration {
                     "Add org.springframework.boot:spring-boot-starter-data-redis and set spring.data.redis.host and"
                             + " spring.data.redis.port (or spring.data.redis.url).");
         }
-        return new LettuceScriptRunner(factory, properties.getRedis().getTimeout(), properties.getRedis().getMaxWait());
+        return new LettuceScriptRunner(factory, properties.getRedis().getTimeout(), properties.getRedis().maxWaitInForce());
     }
 
     /**
