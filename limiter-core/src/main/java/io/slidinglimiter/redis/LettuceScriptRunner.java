@@ -89,6 +89,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 
     private final RedisScripts script;
 
+    /** Tells whether the processors are saturated, which makes a late reply this application's. */
+    private final ProcessorLoad processorLoad = new ProcessorLoad();
+
     private volatile CompletableFuture<Connection> connection;
 
     /**
@@ -538,13 +541,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 
     /**
      * Whether a call whose wait ended at {@code nowNanos} (it was to end at {@code deadlineNanos})
-     * is worth waiting for longer, {@code maxWait} allowing: either its node answered something since it was sent and within the last timeout (Redis is answering: the
-     * reply is late in this JVM, or queued behind others), or the waiting thread itself woke late
-     * (this JVM is too busy to run its threads on time, and the client's I/O thread is one of them).
+     * is worth waiting for longer, {@code maxWait} allowing: its node answered something since it
+     * was sent (Redis is answering: the reply is queued behind others, or read late here), or this
+     * application is too busy to read replies on time: the waiting thread itself woke late, or the
+     * processors are saturated (the client's I/O thread waits for one like every other thread).
      */
     private boolean keepsWaiting(String node, long sentNanos, long deadlineNanos, long nowNanos) {
-        long since = Math.max(sentNanos, nowNanos - this.timeoutNanos);
-        return answeredSince(node, since) || nowNanos - deadlineNanos > this.lateWakeNanos;
+        return answeredSince(node, sentNanos) || nowNanos - deadlineNanos > this.lateWakeNanos
+                || this.processorLoad.isBusy(nowNanos);
     }
 
     /** The next moment a waiting call looks again: a timeout on, never past {@code maxWait} after its start. */

@@ -355,17 +355,61 @@ public final class RedisBackend implements RateLimitBackend {
         return decisions(reply, requests);
     }
 
+    /** The most keys one report of fallback admissions counts in one script call. */
+    static final int KEYS_PER_REPORT = 100;
+
     /**
      * Counts permits that the failure policy admitted while Redis did not decide, now and whether or
-     * not they fit (as a settle counts a charge beyond the cost), in the background.
-     * @param limit the limit the permits were admitted under
-     * @param key the counter key
-     * @param permits how many
-     * @return completes when Redis answered; failed when it did not
+     * not they fit (as a settle counts a charge beyond the cost): up to {@value #KEYS_PER_REPORT}
+     * keys (of one Cluster slot) per script call, one call at a time, in the background.
+     * @param admitted the permits of each key
+     * @return completes with what could not be counted (Redis failed), empty when all was
      */
-    public CompletionStage<List<Long>> countLater(LimitDefinition limit, String key, long permits) {
-        byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
-        return this.runner.runLater(counterKeys, arguments(SETTLE, now(), ZERO, List.of(limit), new long[] { permits }));
+    CompletionStage<List<UnreportedAdmissions.Admitted>> countLater(List<UnreportedAdmissions.Admitted> admitted) {
+        List<List<UnreportedAdmissions.Admitted>> calls = new ArrayList<>();
+        Map<Integer, List<UnreportedAdmissions.Admitted>> bySlot = new LinkedHashMap<>();
+        for (UnreportedAdmissions.Admitted each : admitted) {
+            int slot = (this.slotOf != null) ? this.slotOf.applyAsInt(this.keys.counterKey(each.limit().name(),
+                    each.key())) : 0;
+            List<UnreportedAdmissions.Admitted> call = bySlot.computeIfAbsent(slot, (ignored) -> new ArrayList<>());
+            call.add(each);
+            if (call.size() == KEYS_PER_REPORT) {
+                calls.add(bySlot.remove(slot));
+            }
+        }
+        calls.addAll(bySlot.values());
+        return countInTurn(calls, 0);
+    }
+
+    private CompletionStage<List<UnreportedAdmissions.Admitted>> countInTurn(
+            List<List<UnreportedAdmissions.Admitted>> calls, int next) {
+        if (next == calls.size()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        List<UnreportedAdmissions.Admitted> call = calls.get(next);
+        byte[][] counterKeys = new byte[call.size()][];
+        long[] permits = new long[call.size()];
+        List<LimitDefinition> limits = new ArrayList<>(call.size());
+        for (int i = 0; i < call.size(); i++) {
+            counterKeys[i] = this.keys.counterKey(call.get(i).limit().name(), call.get(i).key());
+            permits[i] = call.get(i).permits();
+            limits.add(call.get(i).limit());
+        }
+        CompletionStage<List<Long>> sent;
+        try {
+            sent = this.runner.runLater(counterKeys, arguments(SETTLE, now(), ZERO, limits, permits));
+        }
+        catch (RuntimeException ex) {
+            sent = CompletableFuture.failedFuture(ex);
+        }
+        return sent.handle((reply, failure) -> failure).thenCompose((failure) -> {
+            if (failure == null) {
+                return countInTurn(calls, next + 1);
+            }
+            List<UnreportedAdmissions.Admitted> notCounted = new ArrayList<>();
+            calls.subList(next, calls.size()).forEach(notCounted::addAll);
+            return CompletableFuture.completedFuture(notCounted);
+        });
     }
 
     /**

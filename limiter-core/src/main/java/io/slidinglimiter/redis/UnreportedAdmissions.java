@@ -1,5 +1,7 @@
 package io.slidinglimiter.redis;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,19 +19,36 @@ import io.slidinglimiter.core.LimitDefinition;
  * in: they leave the window at most the outage's length later than they would have (an over-count,
  * never an under-count). Permits whose newest admission has left the window by then are not
  * reported. At most {@code maxKeys} keys are kept; the admissions of more keys are counted in
- * {@link #dropped()} and not reported.
+ * {@link #dropped()} and not reported. One report at a time: a Redis that has just come back is not
+ * flooded with them.
  */
 final class UnreportedAdmissions {
 
-    /** Counts permits in Redis, completing when Redis answered. */
+    /** Counts permits in Redis. */
     @FunctionalInterface
     interface Reporter {
 
-        CompletionStage<?> count(LimitDefinition limit, String key, long permits);
+        /**
+         * Counts permits in Redis, in the background.
+         * @param admitted what to count, per key
+         * @return completes with what could not be counted (empty when all was)
+         */
+        CompletionStage<List<Admitted>> count(List<Admitted> admitted);
 
     }
 
-    private final Map<Key, Pending> pending = new ConcurrentHashMap<>();
+    /**
+     * Permits a key was admitted without Redis.
+     *
+     * @param limit the limit in force at the newest admission
+     * @param key the counter key
+     * @param permits how many
+     * @param lastAtMillis the newest admission's time, on the backend's clock
+     */
+    record Admitted(LimitDefinition limit, String key, long permits, long lastAtMillis) {
+    }
+
+    private final Map<Key, Admitted> pending = new ConcurrentHashMap<>();
 
     private final int maxKeys;
 
@@ -39,7 +58,7 @@ final class UnreportedAdmissions {
 
     private final AtomicBoolean reporting = new AtomicBoolean();
 
-    /** Set with every admission kept, cleared by a report that left nothing: the hot path reads only this. */
+    /** Set with every admission kept, cleared by a report that took everything: the hot path reads only this. */
     private volatile boolean any;
 
     /** @param maxKeys the most keys kept at once */
@@ -65,7 +84,7 @@ final class UnreportedAdmissions {
         }
         this.pending.compute(id, (ignored, before) -> {
             long total = ((before != null) ? before.permits() : 0) + permits;
-            return (total > 0) ? new Pending(limit, total, nowMillis) : null;
+            return (total > 0) ? new Admitted(limit, key, total, nowMillis) : null;
         });
         this.any = true;
     }
@@ -76,8 +95,8 @@ final class UnreportedAdmissions {
     }
 
     /**
-     * Reports every key's permits, one call per key, unless a report is under way; a key whose call
-     * fails keeps its permits for the next report.
+     * Reports what is kept, unless a report is under way; what Redis could not count is kept for the
+     * next report.
      * @param reporter counts permits in Redis
      * @param nowMillis the time, on the backend's clock
      */
@@ -86,30 +105,28 @@ final class UnreportedAdmissions {
             return;
         }
         this.any = false;
-        try {
-            for (Map.Entry<Key, Pending> entry : this.pending.entrySet()) {
-                Key id = entry.getKey();
-                Pending each = entry.getValue();
-                if (!this.pending.remove(id, each)) {
-                    this.any = true;
-                    continue;
-                }
-                if (nowMillis - each.lastAtMillis() >= each.limit().windowMillis()) {
-                    continue;
-                }
-                reporter.count(each.limit(), id.key(), each.permits()).whenComplete((ignored, failure) -> {
-                    if (failure == null) {
-                        this.reported.add(each.permits());
-                    }
-                    else {
-                        add(each.limit(), id.key(), each.permits(), each.lastAtMillis());
-                    }
-                });
+        List<Admitted> taken = new ArrayList<>();
+        for (Map.Entry<Key, Admitted> entry : this.pending.entrySet()) {
+            Admitted each = entry.getValue();
+            if (!this.pending.remove(entry.getKey(), each)) {
+                this.any = true;
+            }
+            else if (nowMillis - each.lastAtMillis() < each.limit().windowMillis()) {
+                taken.add(each);
             }
         }
-        finally {
+        if (taken.isEmpty()) {
             this.reporting.set(false);
+            return;
         }
+        reporter.count(taken).whenComplete((notCounted, failure) -> {
+            List<Admitted> again = (failure != null) ? taken : notCounted;
+            long sent = taken.stream().mapToLong(Admitted::permits).sum();
+            long back = again.stream().mapToLong(Admitted::permits).sum();
+            this.reported.add(sent - back);
+            again.forEach((each) -> add(each.limit(), each.key(), each.permits(), each.lastAtMillis()));
+            this.reporting.set(false);
+        });
     }
 
     /** @return permits counted in Redis after the fact since start */
@@ -123,14 +140,6 @@ final class UnreportedAdmissions {
     }
 
     private record Key(String limitName, String key) {
-    }
-
-    /**
-     * @param limit the limit in force at the newest admission
-     * @param permits what to count
-     * @param lastAtMillis the newest admission's time
-     */
-    private record Pending(LimitDefinition limit, long permits, long lastAtMillis) {
     }
 
 }

@@ -2,13 +2,15 @@ package io.slidinglimiter.sample;
 
 import org.springframework.context.annotation.Profile;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
 
 /**
- * For the HTTP load run in BENCHMARKS.md (profile {@code bench}): the same endpoint with a limit
- * that is never reached, and without one.
+ * For the HTTP load runs in BENCHMARKS.md (profile {@code bench}): the same endpoint with a limit
+ * that is never reached, and without one; and one keyed by a user named in the request, for runs
+ * over many keys ({@code benchmarks/overload.sh}).
  */
 @RestController
 @Profile("bench")
@@ -22,6 +24,12 @@ class BenchmarkEndpoints {
     @GetMapping("/bench/limited")
     @RateLimited(name = "bench", limit = 1_000_000_000, window = "1s", key = "#request.remoteAddr")
     String limited() {
+        return "ok";
+    }
+
+    @GetMapping("/bench/users")
+    @RateLimited(name = "bench-users", limit = 1_000_000_000, window = "1m", key = "#user")
+    String users(@RequestParam String user) {
         return "ok";
     }
 
