@@ -23,7 +23,7 @@ pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    rm -rf "$work"
+    [ -n "${KEEP:-}" ] && cp "$work/app.log" "$KEEP"; rm -rf "$work"
 }
 trap cleanup EXIT
 

@@ -371,11 +371,11 @@ public class LimiterProperties {
          * Longest a decision waits for its reply while Redis is answering (replies to other
          * commands arrive) or this application is too busy to read it in time: a slow application is
          * not a down Redis. Also the longest the connection may take to open. At least the timeout;
-         * by default 1s, or the timeout when that is longer.
+         * by default 2s, or the timeout when that is longer.
          */
         private Duration maxWait;
 
-        private static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(1);
+        private static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
 
         /**
          * Failures in a row after which Redis is not called for a while (the circuit breaker opens).

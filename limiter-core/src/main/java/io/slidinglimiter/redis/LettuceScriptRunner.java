@@ -61,7 +61,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * <p>
  * <b>A slow JVM is not a down Redis.</b> A call whose reply is late while Redis keeps answering
  * (replies to other commands arrive on the connection), or while this application is too busy to
- * run the waiting thread on time, keeps waiting for its own reply, up to {@code maxWait}: an
+ * read it (the waiting thread woke late, or the processors are at least 90 % busy),
+ * keeps waiting for its own reply, up to {@code maxWait}: an
  * application overloaded by its own traffic decides in Redis, not by the failure policy. A Redis
  * that answers nothing for {@code timeout} while this JVM runs on time is failing, and the call
  * ends then. A call that timed out all the same, while Redis answered others or with its own reply
@@ -76,7 +77,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     static final long FAULT_GRACE_MILLIS = 1_000;
 
     /** The longest a call waits for a Redis that is answering, unless told otherwise. */
-    public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
 
     private final RedisConnector connector;
 
@@ -548,7 +549,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      */
     private boolean keepsWaiting(String node, long sentNanos, long deadlineNanos, long nowNanos) {
         return answeredSince(node, sentNanos) || nowNanos - deadlineNanos > this.lateWakeNanos
-                || this.processorLoad.isBusy(nowNanos);
+                || this.processorLoad.mayBeBusy(nowNanos);
     }
 
     /** The next moment a waiting call looks again: a timeout on, never past {@code maxWait} after its start. */

@@ -8,7 +8,9 @@ import java.util.concurrent.TimeUnit;
  * more likely read late by this busy application than answered late by Redis (the client's I/O
  * thread waits for a processor like every other thread). Read from the JVM's operating-system bean
  * at most every {@value #SAMPLE_MILLIS} ms, and only when a call is late; where the JVM does not
- * tell, never busy.
+ * tell, never busy. A reading is the load since the one before: one that covers much more than
+ * {@value #SAMPLE_MILLIS} ms (the first after a quiet time) says little of now, so it counts as
+ * busy until a fresh one says otherwise.
  */
 final class ProcessorLoad {
 
@@ -25,8 +27,15 @@ final class ProcessorLoad {
 
     private volatile boolean busy;
 
+    /** How long the last reading covered. */
+    private volatile long measuredOverNanos = Long.MAX_VALUE;
+
     ProcessorLoad() {
         this.system = system();
+        if (this.system != null) {
+            // The first reading has nothing to compare with (it says 0): it starts the measure.
+            this.system.getCpuLoad();
+        }
     }
 
     private static com.sun.management.OperatingSystemMXBean system() {
@@ -42,22 +51,24 @@ final class ProcessorLoad {
 
     /**
      * @param nowNanos {@link System#nanoTime()}
-     * @return whether the processors were at least {@value #BUSY} busy at the last sample
+     * @return whether the processors were at least {@value #BUSY} busy over the last
+     * {@value #SAMPLE_MILLIS} ms or so, or may have been (no reading covers that time alone yet)
      */
-    boolean isBusy(long nowNanos) {
+    boolean mayBeBusy(long nowNanos) {
         if (this.system == null) {
             return false;
         }
-        if (nowNanos - this.sampledAtNanos < SAMPLE_NANOS) {
-            return this.busy;
-        }
-        synchronized (this) {
-            if (nowNanos - this.sampledAtNanos >= SAMPLE_NANOS) {
-                this.busy = this.system.getCpuLoad() >= BUSY;
-                this.sampledAtNanos = nowNanos;
+        if (nowNanos - this.sampledAtNanos >= SAMPLE_NANOS) {
+            synchronized (this) {
+                long since = nowNanos - this.sampledAtNanos;
+                if (since >= SAMPLE_NANOS) {
+                    this.busy = this.system.getCpuLoad() >= BUSY;
+                    this.measuredOverNanos = since;
+                    this.sampledAtNanos = nowNanos;
+                }
             }
-            return this.busy;
         }
+        return this.busy || this.measuredOverNanos > 2 * SAMPLE_NANOS;
     }
 
 }

@@ -47,8 +47,7 @@ import io.slidinglimiter.core.TimeSource;
  * Redis in batches, exactly and never over the limit in any window; a live
  * lease keeps admitting what it holds while Redis fails.</li>
  * <li>What a {@code fail-open} or {@code local} fallback admitted is counted in Redis once Redis
- * answers again ({@link UnreportedAdmissions}): Redis's count and every instance's later decisions
- * include it.</li>
+ * answers again: Redis's count and every instance's later decisions include it.</li>
  * <li>An outage is logged when it starts, with its cause, summed up each minute while it lasts,
  * and logged when it ends; while Redis is out of reach a probe finds it again without traffic.
  * Fallbacks of slow calls while Redis was answering are logged apart, as this application's
