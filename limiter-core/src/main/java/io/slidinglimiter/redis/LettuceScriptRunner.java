@@ -137,7 +137,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * its own, closed by {@link #close()}; the client stays the caller's to shut down.
      * <pre>{@code
      * RedisClient client = RedisClient.create("redis://localhost:6379");
-     * LettuceScriptRunner runner = new LettuceScriptRunner(client, Duration.ofMillis(100), Duration.ofSeconds(1));
+     * LettuceScriptRunner runner = new LettuceScriptRunner(client, Duration.ofMillis(100), Duration.ofSeconds(2));
      * }</pre>
      * @param client a {@code RedisClient} (standalone or Sentinel) or a {@code RedisClusterClient}
      * @param timeout the longest a decision waits for a Redis that answers nothing

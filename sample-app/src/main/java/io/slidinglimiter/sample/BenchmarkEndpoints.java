@@ -33,4 +33,18 @@ class BenchmarkEndpoints {
         return "ok";
     }
 
+    /**
+     * A token budget as in "Charging after the call": 200 tokens reserved, the call settled to what
+     * it used (146 here, as a model's reply might).
+     */
+    @GetMapping("/bench/tokens")
+    @RateLimited(name = "bench-tokens", limit = 2_000, window = "1m", key = "#user", cost = "200",
+            charge = "#result.tokens()")
+    Completion tokens(@RequestParam String user) {
+        return new Completion("ok", 146);
+    }
+
+    record Completion(String text, long tokens) {
+    }
+
 }
