@@ -9,11 +9,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.ConcurrentCalls;
@@ -36,30 +33,17 @@ class ResilientRedisBackendTest {
     /** Scheduling slack on a loaded two-core machine: still far below any client default. */
     private static final long MARGIN_MILLIS = 900;
 
-    private RedisServer server;
-
-    private LettuceConnectionFactory connectionFactory;
+    @RegisterExtension
+    final RedisPerTest redis = new RedisPerTest();
 
     private final AtomicInteger fallbacksSeen = new AtomicInteger();
-
-    @BeforeEach
-    void startRedis() {
-        this.server = RedisServer.start();
-        this.connectionFactory = RedisBackendTest.connectionFactory(this.server.port());
-    }
-
-    @AfterEach
-    void stopRedis() {
-        this.connectionFactory.destroy();
-        this.server.close();
-    }
 
     private ResilientRedisBackend backend(FailurePolicy policy, int denialCacheSize) {
         return backend(policy, denialCacheSize, TimeSource.monotonic());
     }
 
     private ResilientRedisBackend backend(FailurePolicy policy, int denialCacheSize, TimeSource clock) {
-        RedisBackend redis = new RedisBackend(new LettuceScriptRunner(this.connectionFactory, TIMEOUT),
+        RedisBackend redis = new RedisBackend(new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT),
                 new RedisKeys("limiter"), null);
         return new ResilientRedisBackend(redis, new LocalBackend(clock, 10_000),
                 new ResilientRedisBackend.Settings(policy, Map.of(), 3, 500, denialCacheSize), clock,
@@ -72,7 +56,7 @@ class ResilientRedisBackendTest {
         for (FailurePolicy policy : FailurePolicy.values()) {
             ResilientRedisBackend backend = backend(policy, 1_000);
             assertThat(backend.tryAcquire(limit, "warm-" + policy, 1).allowed()).isTrue();
-            this.server.stop();
+            this.redis.server().stop();
             ConcurrentCalls load = ConcurrentCalls.run(16, 40, () -> backend.tryAcquire(limit, "k", 1));
             assertThat(load.failures()).as(policy + ": exceptions").hasValue(0);
             assertThat(load.slowestMillis().get()).as(policy + ": slowest call")
@@ -87,7 +71,7 @@ class ResilientRedisBackendTest {
                 assertThat(load.admitted()).as(policy.toString()).hasValue(16 * 40);
             }
             assertThat(backend.isCircuitOpen()).isTrue();
-            this.server.restart();
+            this.redis.server().restart();
             awaitRedisDecides(backend, limit);
         }
         assertThat(this.fallbacksSeen.get()).isGreaterThanOrEqualTo(3 * 16 * 40);
@@ -97,7 +81,7 @@ class ResilientRedisBackendTest {
     void theLocalPolicyNeverAdmitsMoreThanTheLimitWhileRedisIsDown() throws Exception {
         LimitDefinition limit = LimitDefinition.of("local-fallback", 100, Duration.ofMinutes(1), 10);
         ResilientRedisBackend backend = backend(FailurePolicy.LOCAL, 1_000);
-        this.server.stop();
+        this.redis.server().stop();
         ConcurrentCalls load = ConcurrentCalls.run(16, 50, () -> backend.tryAcquire(limit, "k", 1));
         assertThat(load.failures()).hasValue(0);
         assertThat(load.admitted()).hasValue(100);
@@ -114,7 +98,7 @@ class ResilientRedisBackendTest {
         backend.tryAcquire(limit, "spent", 5);
         assertThat(backend.tryAcquire(limit, "spent", 1).allowed()).isFalse();
         backend.tryAcquire(limit, "nearly", 4);
-        this.server.stop();
+        this.redis.server().stop();
         int spent = 0;
         int nearly = 0;
         for (int i = 0; i < 10; i++) {
@@ -149,7 +133,7 @@ class ResilientRedisBackendTest {
         }
         assertThat(admitted).isEqualTo(50);
         LimitDefinition other = LimitDefinition.of("async-paused", 1_000, Duration.ofMinutes(1), 10);
-        this.server.call((redis) -> redis.clientPause(1_500));
+        this.redis.server().call((redis) -> redis.clientPause(1_500));
         long start = System.nanoTime();
         Decisions paused = backend.tryAcquireAllAsync(List.of(new LimitRequest(other, "k", 1)), refusing)
                 .toCompletableFuture().get(5, TimeUnit.SECONDS);
@@ -164,7 +148,7 @@ class ResilientRedisBackendTest {
         LimitDefinition limit = LimitDefinition.of("paused", 1_000, Duration.ofMinutes(1), 10);
         ResilientRedisBackend backend = backend(FailurePolicy.FAIL_CLOSED, 1_000);
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isTrue();
-        this.server.call((redis) -> redis.clientPause(1_500));
+        this.redis.server().call((redis) -> redis.clientPause(1_500));
         ConcurrentCalls load = ConcurrentCalls.run(16, 5, () -> backend.tryAcquire(limit, "k", 1));
         assertThat(load.failures()).hasValue(0);
         assertThat(load.admitted()).hasValue(0);
@@ -177,9 +161,9 @@ class ResilientRedisBackendTest {
         LimitDefinition limit = LimitDefinition.of("restarted", 3, Duration.ofMinutes(1), 10);
         ResilientRedisBackend backend = backend(FailurePolicy.FAIL_CLOSED, 1_000);
         backend.tryAcquire(limit, "k", 3);
-        this.server.call((redis) -> redis.scriptFlush());
+        this.redis.server().call((redis) -> redis.scriptFlush());
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isFalse();
-        this.server.restart();
+        this.redis.server().restart();
         awaitRedisDecides(backend, limit);
         assertThat(backend.tryAcquire(limit, "fresh", 3).allowed()).isTrue();
     }
@@ -191,7 +175,7 @@ class ResilientRedisBackendTest {
         List<Long> scriptCalls = new ArrayList<>();
         for (int cacheSize : new int[] { 1_000, 0 }) {
             ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, cacheSize);
-            this.server.call((redis) -> redis.configResetstat());
+            this.redis.server().call((redis) -> redis.configResetstat());
             ConcurrentCalls load = ConcurrentCalls.run(16, 200, () -> backend.tryAcquire(limit, "hot-key-" + cacheSize, 1));
             assertThat(load.failures()).hasValue(0);
             admitted.add(load.admitted().get());
@@ -213,7 +197,7 @@ class ResilientRedisBackendTest {
         LimitDefinition limit = LimitDefinition.of("redefined", 1, Duration.ofMinutes(1), 10);
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isTrue();
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isFalse();
-        this.server.call((redis) -> redis.configResetstat());
+        this.redis.server().call((redis) -> redis.configResetstat());
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).as("from the cache").isFalse();
         assertThat(scriptCalls()).isZero();
         assertThat(backend.tryAcquire(limit.withLimit(2), "k", 1).allowed()).as("a plan of 2").isTrue();
@@ -231,13 +215,13 @@ class ResilientRedisBackendTest {
     void underLoadAHealthyRedisDecidesNearlyEveryDecision() throws Exception {
         LimitDefinition limit = LimitDefinition.of("never-reached", 1_000_000_000L, Duration.ofMinutes(1), 10);
         for (int callers : new int[] { 16, 64 }) {
-            LettuceScriptRunner runner = new LettuceScriptRunner(this.connectionFactory, TIMEOUT);
+            LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT);
             runner.connect().get();
             ResilientRedisBackend backend = new ResilientRedisBackend(new RedisBackend(runner, new RedisKeys("limiter"),
                     null), new LocalBackend(TimeSource.monotonic(), 10_000), new ResilientRedisBackend.Settings(
                             FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 10_000), TimeSource.monotonic(),
                     (ignored) -> this.fallbacksSeen.incrementAndGet());
-            this.server.call((redis) -> redis.configResetstat());
+            this.redis.server().call((redis) -> redis.configResetstat());
             int each = 32_000 / callers;
             ConcurrentCalls load = ConcurrentCalls.run(callers, each,
                     (thread, i) -> backend.tryAcquire(limit, "user-" + (thread * 1_000_003L + i * 7919L) % 100_000, 1));
@@ -261,13 +245,13 @@ class ResilientRedisBackendTest {
         LimitDefinition limit = LimitDefinition.of("login", 5, Duration.ofMinutes(1), 10);
         ResilientRedisBackend backend = backend(FailurePolicy.FAIL_CLOSED, 1_000);
         assertThat(backend.tryAcquire(limit, "warm", 1).allowed()).isTrue();
-        Thread sleeper = new Thread(() -> this.server.stall(1.5));
+        Thread sleeper = new Thread(() -> this.redis.server().stall(1.5));
         sleeper.start();
         letTheStallBegin();
         ConcurrentCalls stalled = ConcurrentCalls.run(8, 1, () -> backend.tryAcquire(limit, "alice", 1));
         assertThat(stalled.admitted()).as("fail-closed during the stall").hasValue(0);
         sleeper.join();
-        Decision afterwards = new RedisBackend(new LettuceScriptRunner(this.connectionFactory, Duration.ofSeconds(5)),
+        Decision afterwards = new RedisBackend(new LettuceScriptRunner(this.redis.connectionFactory(), Duration.ofSeconds(5)),
                 new RedisKeys("limiter"), null).peek(limit, "alice");
         assertThat(afterwards.remaining()).as("permits the late scripts took").isEqualTo(5);
     }
@@ -276,11 +260,11 @@ class ResilientRedisBackendTest {
     @Test
     void aLateAdmissionWithoutADeadlineIsGivenBack() throws Exception {
         LimitDefinition limit = LimitDefinition.of("first", 5, Duration.ofMinutes(1), 10);
-        LettuceScriptRunner runner = new LettuceScriptRunner(this.connectionFactory, TIMEOUT);
+        LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT);
         // Connected before the stall (opening a connection waits up to max-wait): the decision is what times out.
         runner.connect().get();
         RedisBackend redis = new RedisBackend(runner, new RedisKeys("limiter"), null);
-        Thread sleeper = new Thread(() -> this.server.stall(1.0));
+        Thread sleeper = new Thread(() -> this.redis.server().stall(1.0));
         sleeper.start();
         letTheStallBegin();
         try {
@@ -290,7 +274,7 @@ class ResilientRedisBackendTest {
         catch (RedisTimeoutException expected) {
             sleeper.join();
         }
-        RedisBackend reader = new RedisBackend(new LettuceScriptRunner(this.connectionFactory, Duration.ofSeconds(5)),
+        RedisBackend reader = new RedisBackend(new LettuceScriptRunner(this.redis.connectionFactory(), Duration.ofSeconds(5)),
                 new RedisKeys("limiter"), null);
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
                 .until(() -> reader.peek(limit, "bob").remaining() == 5);
@@ -343,14 +327,14 @@ class ResilientRedisBackendTest {
         };
         logger.addHandler(handler);
         try {
-            this.server.call((redis) -> redis.configSet("maxmemory-policy", "noeviction"));
-            this.server.call((redis) -> redis.configSet("maxmemory", "1"));
+            this.redis.server().call((redis) -> redis.configSet("maxmemory-policy", "noeviction"));
+            this.redis.server().call((redis) -> redis.configSet("maxmemory", "1"));
             for (int call = 0; call < 300; call++) {
                 backend.tryAcquire(limit, (call % 2 == 0) ? "full" : "new-" + call, 1);
                 RedisServer.sleepMillis(2);
             }
             assertThat(backend.isFailing()).isTrue();
-            this.server.call((redis) -> redis.configSet("maxmemory", "0"));
+            this.redis.server().call((redis) -> redis.configSet("maxmemory", "0"));
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
                     .until(() -> {
                         backend.tryAcquire(limit, "after", 1);
@@ -369,7 +353,7 @@ class ResilientRedisBackendTest {
     @Test
     void anOutageEndsWithoutTrafficSoonAfterRedisIsBack() {
         LimitDefinition limit = LimitDefinition.of("idle", 5, Duration.ofMinutes(1), 10);
-        LettuceScriptRunner runner = new LettuceScriptRunner(this.connectionFactory, TIMEOUT);
+        LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT);
         ResilientRedisBackend backend = new ResilientRedisBackend(new RedisBackend(runner, new RedisKeys("limiter"),
                 null), new LocalBackend(TimeSource.monotonic(), 10_000), new ResilientRedisBackend.Settings(
                         FailurePolicy.FAIL_OPEN, Map.of(), 3, 60_000, 1_000), TimeSource.monotonic(),
@@ -379,13 +363,13 @@ class ResilientRedisBackendTest {
                     return true;
                 });
         backend.tryAcquire(limit, "k", 1);
-        this.server.stop();
+        this.redis.server().stop();
         for (int call = 0; call < 5; call++) {
             backend.tryAcquire(limit, "k", 1);
         }
         assertThat(backend.isFailing()).isTrue();
         assertThat(backend.isCircuitOpen()).as("open for a minute").isTrue();
-        this.server.restart();
+        this.redis.server().restart();
         long back = System.nanoTime();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !backend.isFailing());
         assertThat(backend.isCircuitOpen()).isFalse();
@@ -399,7 +383,7 @@ class ResilientRedisBackendTest {
     }
 
     private long scriptCalls() {
-        return this.server.scriptCalls();
+        return this.redis.server().scriptCalls();
     }
 
     /** Polls (real time: the breaker's pause has to pass) until Redis decides again; at most 10 s. */
