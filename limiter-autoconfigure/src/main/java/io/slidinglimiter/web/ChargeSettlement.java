@@ -17,6 +17,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.redis.RedisTimeoutException;
 
 /**
  * Settles a charged call once it ended (an annotated method, or a request under a URL rule):
@@ -125,7 +126,10 @@ public final class ChargeSettlement {
         if (failure != null) {
             for (int i = 0; i < requests.size(); i++) {
                 if (charges[i] != requests.get(i).cost()) {
-                    failed(requests.get(i), chargeOf.get(i), "could not be settled (" + failure.getMessage() + ")");
+                    failed(requests.get(i), chargeOf.get(i), "could not be settled (" + failure.getMessage() + ")",
+                            timedOut(failure)
+                                    ? "Redis may still apply it; until it does, the call counts at its cost"
+                                    : "the call stays counted at its cost");
                 }
             }
             return;
@@ -144,12 +148,26 @@ public final class ChargeSettlement {
         }
     }
 
+    /** Whether the settle timed out: sent, but not confirmed in time, so Redis may still apply it. */
+    private static boolean timedOut(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void failed(LimitRequest request, Expression charge, String problem) {
+        failed(request, charge, problem, "the call stays counted at its cost");
+    }
+
+    private void failed(LimitRequest request, Expression charge, String problem, String consequence) {
         String name = request.limit().name();
         this.registry.get().statistics(name).recordChargeError();
         if (this.warned.add(name)) {
             logger.warn("The charge '" + charge.getExpressionString() + "' of limit '" + name + "' " + problem
-                    + ": the call stays counted at its cost. Counted in limiter.charge.errors{limit=" + name
+                    + ": " + consequence + ". Counted in limiter.charge.errors{limit=" + name
                     + "}; logged once per limit.");
         }
     }
