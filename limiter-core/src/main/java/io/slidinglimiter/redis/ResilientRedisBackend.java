@@ -832,21 +832,19 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         if (this.breakers.size() == 1 || !isCircuitOpen()) {
             this.outage.succeeded();
         }
-        if (!this.unreported.isEmpty()) {
-            reportFallbacks();
+        if (!this.unreported.isEmpty() && this.reporter != null) {
+            // Only to the shard that answered: on Cluster another may still be stalled, and would count
+            // a report only in a dataset its promoted replica replaces.
+            this.unreported.report(this.reporter, this.timeSource.currentTimeMillis(),
+                    (admitted) -> this.breakers.size() == 1 || breakerOf(admitted.limit(), admitted.key()) == breaker);
         }
     }
 
-    /** A probe found Redis again: its breakers close, and what fallbacks admitted meanwhile is counted there. */
+    /** A probe found Redis (one server) again: its breaker closes, and what fallbacks admitted meanwhile is counted there. */
     private void redisAnswersAgain() {
         closeBreakers();
-        reportFallbacks();
-    }
-
-    /** Counts in Redis, in the background, what fallbacks admitted while it did not decide. */
-    private void reportFallbacks() {
         if (this.reporter != null) {
-            this.unreported.report(this.reporter, this.timeSource.currentTimeMillis());
+            this.unreported.report(this.reporter, this.timeSource.currentTimeMillis(), (admitted) -> true);
         }
     }
 

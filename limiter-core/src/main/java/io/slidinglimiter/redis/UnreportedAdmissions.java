@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 import io.slidinglimiter.core.LimitDefinition;
 
@@ -95,12 +96,13 @@ final class UnreportedAdmissions {
     }
 
     /**
-     * Reports what is kept, unless a report is under way; what Redis could not count is kept for the
-     * next report.
+     * Reports what is kept for the keys whose shard has answered, unless a report is under way; what
+     * Redis could not count is kept for the next report.
      * @param reporter counts permits in Redis
      * @param nowMillis the time, on the backend's clock
+     * @param answering whether a key's shard is answering now (a Cluster shard that fails keeps its keys' permits)
      */
-    void report(Reporter reporter, long nowMillis) {
+    void report(Reporter reporter, long nowMillis, Predicate<Admitted> answering) {
         if (!this.any || !this.reporting.compareAndSet(false, true)) {
             return;
         }
@@ -108,7 +110,10 @@ final class UnreportedAdmissions {
         List<Admitted> taken = new ArrayList<>();
         for (Map.Entry<Key, Admitted> entry : this.pending.entrySet()) {
             Admitted each = entry.getValue();
-            if (!this.pending.remove(entry.getKey(), each)) {
+            if (!answering.test(each)) {
+                this.any = true;
+            }
+            else if (!this.pending.remove(entry.getKey(), each)) {
                 this.any = true;
             }
             else if (nowMillis - each.lastAtMillis() < each.limit().windowMillis()) {
