@@ -28,10 +28,10 @@ import static org.awaitility.Awaitility.await;
  * while Redis did not answer is counted in Redis once it answers, and charges settle to exactly what
  * they say. Each test runs its own redis-server and pauses it ({@code CLIENT PAUSE}).
  */
-class NothingAdmittedIsLostTest {
+class NothingAdmittedIsLostTests {
 
     @RegisterExtension
-    final RedisPerTest redis = new RedisPerTest();
+    final PerTestRedis redis = new PerTestRedis();
 
     private final List<ResilientRedisBackend> backends = new ArrayList<>();
 

@@ -22,8 +22,8 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
-import io.slidinglimiter.core.WindowCounterPropertiesTest;
-import io.slidinglimiter.core.WindowCounterPropertiesTest.SlotModel;
+import io.slidinglimiter.core.WindowCounterPropertiesTests;
+import io.slidinglimiter.core.WindowCounterPropertiesTests.SlotModel;
 import io.slidinglimiter.local.LocalBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * are one manual clock, give-backs run before the call that caused them returns, and leases that
  * end without traffic are given back when the test sweeps.
  */
-class LeasesTest {
+class LeasesTests {
 
     private static final long START = 1_800_000_000_000L;
 
@@ -50,7 +50,7 @@ class LeasesTest {
     @BeforeAll
     static void startRedis() {
         server = RedisServer.start();
-        connectionFactory = RedisBackendTest.connectionFactory(server.port());
+        connectionFactory = RedisBackendTests.connectionFactory(server.port());
         lettuce = new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5));
     }
 
@@ -242,7 +242,7 @@ class LeasesTest {
     /** An instance on a redis-server of the test's own, which the test may stop. */
     private void onARedisOfItsOwn(FailurePolicy policy, BiConsumer<RedisServer, ResilientRedisBackend> test) {
         RedisServer own = RedisServer.start();
-        LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(own.port());
+        LettuceConnectionFactory factory = RedisBackendTests.connectionFactory(own.port());
         try {
             LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200));
             RedisBackend redis = RedisBackend.atTime(synchronous(runner), new RedisKeys("limiter"),
@@ -276,7 +276,7 @@ class LeasesTest {
      */
     @Test
     void oneInstanceDecidesLikeTheModel() {
-        WindowCounterPropertiesTest.forEachSeed(SEEDS, (seed) -> {
+        WindowCounterPropertiesTests.forEachSeed(SEEDS, (seed) -> {
             flush();
             SplittableRandom random = new SplittableRandom(seed);
             LimitDefinition limit = randomLimit(random, 60);
@@ -303,7 +303,7 @@ class LeasesTest {
      */
     @Test
     void severalInstancesNeverAdmitMoreThanTheLimitInAnyWindow() {
-        WindowCounterPropertiesTest.forEachSeed(SEEDS, (seed) -> {
+        WindowCounterPropertiesTests.forEachSeed(SEEDS, (seed) -> {
             flush();
             SplittableRandom random = new SplittableRandom(seed);
             LimitDefinition limit = randomLimit(random, 200);

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * The bounds on the local store, and what a flood of keys can and cannot do to it.
  */
-class LocalBackendMemoryTest {
+class LocalBackendMemoryTests {
 
     private static final long START = 1_700_000_000_000L;
 

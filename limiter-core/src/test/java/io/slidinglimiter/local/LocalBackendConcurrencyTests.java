@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Many threads hammer the same counters on a frozen clock: exactly the limit gets through.
  */
-class LocalBackendConcurrencyTest {
+class LocalBackendConcurrencyTests {
 
     private static final int THREADS = 8;
 

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code RateLimiters} returns its true decisions, and never lets it turn a call with enforcing
  * limits away.
  */
-class RateLimitersShadowTest {
+class RateLimitersShadowTests {
 
     private final ManualTimeSource time = new ManualTimeSource(1_700_000_040_000L);
 

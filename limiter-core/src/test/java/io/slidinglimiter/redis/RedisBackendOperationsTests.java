@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * nothing, a server out of memory, sliding logs with large costs and refunds, keys and numbers at
  * their edges.
  */
-class RedisBackendOperationsTest {
+class RedisBackendOperationsTests {
 
     private static final long T0 = 1_700_000_000_000L;
 
@@ -44,7 +44,7 @@ class RedisBackendOperationsTest {
     @BeforeAll
     static void startRedis() {
         server = RedisServer.start();
-        connectionFactory = RedisBackendTest.connectionFactory(server.port());
+        connectionFactory = RedisBackendTests.connectionFactory(server.port());
         backend = new RedisBackend(new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5)),
                 new RedisKeys("limiter"), null);
     }

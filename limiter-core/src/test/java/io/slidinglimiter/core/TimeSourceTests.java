@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class TimeSourceTest {
+class TimeSourceTests {
 
     @Test
     void theMonotonicSourceNeverGoesBackAndStartsAtTheWallClock() {

@@ -9,10 +9,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * A redis-server of each test's own, on a free port, and a Lettuce connection factory on it, for
  * tests that stop, pause or restart their server:
- * {@code @RegisterExtension final RedisPerTest redis = new RedisPerTest();}. Both are closed after
+ * {@code @RegisterExtension final PerTestRedis redis = new PerTestRedis();}. Both are closed after
  * the test's own {@code @AfterEach} methods.
  */
-final class RedisPerTest implements BeforeEachCallback, AfterEachCallback {
+final class PerTestRedis implements BeforeEachCallback, AfterEachCallback {
 
     private RedisServer server;
 
@@ -21,7 +21,7 @@ final class RedisPerTest implements BeforeEachCallback, AfterEachCallback {
     @Override
     public void beforeEach(ExtensionContext context) {
         this.server = RedisServer.start();
-        this.connectionFactory = RedisBackendTest.connectionFactory(this.server.port());
+        this.connectionFactory = RedisBackendTests.connectionFactory(this.server.port());
     }
 
     @Override

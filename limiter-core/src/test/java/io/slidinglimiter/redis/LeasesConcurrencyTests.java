@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * jumped two seconds ahead. Fail-closed, so that a decision this loaded machine times out never admits.
  * Each failure message says how many decisions fell back, to tell an outage from the leases.
  */
-class LeasesConcurrencyTest {
+class LeasesConcurrencyTests {
 
     private RedisServer server;
 
@@ -161,7 +161,7 @@ class LeasesConcurrencyTest {
     }
 
     private ResilientRedisBackend instance() {
-        LettuceConnectionFactory factory = RedisBackendTest.connectionFactory(this.server.port());
+        LettuceConnectionFactory factory = RedisBackendTests.connectionFactory(this.server.port());
         this.factories.add(factory);
         TimeSource clock = TimeSource.monotonic();
         // Sixteen busy threads share two cores with redis-server here: a timeout long enough that a

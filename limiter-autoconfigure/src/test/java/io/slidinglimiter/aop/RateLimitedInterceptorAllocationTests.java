@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * array, made before the interceptor runs, are not counted here). A key that needs evaluating
  * builds its expression variables, one object.
  */
-class RateLimitedInterceptorAllocationTest {
+class RateLimitedInterceptorAllocationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class,

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The Redis backend against a real redis-server that the test starts on a port of its own.
  */
-class RedisBackendTest {
+class RedisBackendTests {
 
     private static RedisServer server;
 

@@ -30,7 +30,7 @@ import io.slidinglimiter.Decision;
  */
 @Param(name = "time", gen = IntGen.class, conf = "0:5")
 @Param(name = "cost", gen = IntGen.class, conf = "1:2")
-public class SlidingWindowCounterLincheckTest {
+public class SlidingWindowCounterLincheckTests {
 
     static final long T0 = 1_700_000_000_000L;
 
@@ -48,7 +48,7 @@ public class SlidingWindowCounterLincheckTest {
     private final SlidingWindowCounter other = new SlidingWindowCounter(WINDOW_MILLIS, SLOTS, T0);
 
     /** Lincheck makes one instance per scenario. */
-    public SlidingWindowCounterLincheckTest() {
+    public SlidingWindowCounterLincheckTests() {
     }
 
     @Operation
@@ -98,7 +98,7 @@ public class SlidingWindowCounterLincheckTest {
                 .actorsBefore(2)
                 .actorsAfter(1)
                 .sequentialSpecification(Model.class)
-                .check(SlidingWindowCounterLincheckTest.class);
+                .check(SlidingWindowCounterLincheckTests.class);
     }
 
     /**

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Redis failing under load: each test stops, pauses or restarts its own redis-server. These run on
  * real time, since they measure how long callers wait.
  */
-class ResilientRedisBackendTest {
+class ResilientRedisBackendTests {
 
     private static final Duration TIMEOUT = Duration.ofMillis(100);
 
@@ -34,7 +34,7 @@ class ResilientRedisBackendTest {
     private static final long MARGIN_MILLIS = 900;
 
     @RegisterExtension
-    final RedisPerTest redis = new RedisPerTest();
+    final PerTestRedis redis = new PerTestRedis();
 
     private final AtomicInteger fallbacksSeen = new AtomicInteger();
 

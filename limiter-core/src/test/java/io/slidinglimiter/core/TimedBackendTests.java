@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * The timed backend decides as its delegate does, times each decision when it has a place for the
  * durations, and tells its observer how each ended: allowed, rejected, or what the backend threw.
  */
-class TimedBackendTest {
+class TimedBackendTests {
 
     private final LocalBackend local = new LocalBackend(new ManualTimeSource(1_700_000_000_000L), 1_000);
 
@@ -34,7 +34,7 @@ class TimedBackendTest {
 
         @Override
         public void decided(Object started, Boolean allowed, Throwable failure) {
-            TimedBackendTest.this.observed.add(started + ":" + ((failure != null) ? "error" : allowed));
+            TimedBackendTests.this.observed.add(started + ":" + ((failure != null) ? "error" : allowed));
         }
 
     };

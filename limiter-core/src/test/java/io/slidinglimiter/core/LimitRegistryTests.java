@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.entry;
 
-class LimitRegistryTest {
+class LimitRegistryTests {
 
     private final LimitRegistry registry = new LimitRegistry();
 

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * later slot, all-or-nothing decisions, peeks) on one counter at once: exactly the free permits get
  * through, and none is lost when a slot ends while others are being counted.
  */
-class SlidingWindowCounterConcurrencyTest {
+class SlidingWindowCounterConcurrencyTests {
 
     private static final long T0 = 1_700_000_000_000L;
 

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class LimitDefinitionTest {
+class LimitDefinitionTests {
 
     @Test
     void aValidDefinitionKeepsItsValues() {

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * scratch on each decision, over seeded random schedules. A failure names its seed; replay it
  * alone with {@code -Dlimiter.seed=N}.
  */
-public class WindowCounterPropertiesTest {
+public class WindowCounterPropertiesTests {
 
     /** Schedules per property; {@code -Dlimiter.seeds=N} runs more. */
     private static final int SEEDS = Integer.getInteger("limiter.seeds", 500);
@@ -63,22 +63,22 @@ public class WindowCounterPropertiesTest {
 
     @Test
     void slidingWindowCounterDecidesLikeTheModel() {
-        slidingWindowCounterSchedules(WindowCounterPropertiesTest::replay);
+        slidingWindowCounterSchedules(WindowCounterPropertiesTests::replay);
     }
 
     @Test
     void slidingLogDecidesLikeTheModel() {
-        slidingLogSchedules(WindowCounterPropertiesTest::replay);
+        slidingLogSchedules(WindowCounterPropertiesTests::replay);
     }
 
     @Test
     void slidingWindowCounterSettledAfterEachCallDecidesLikeTheModel() {
-        slidingWindowCounterSchedules(WindowCounterPropertiesTest::replaySettled);
+        slidingWindowCounterSchedules(WindowCounterPropertiesTests::replaySettled);
     }
 
     @Test
     void slidingLogSettledAfterEachCallDecidesLikeTheModel() {
-        slidingLogSchedules(WindowCounterPropertiesTest::replaySettled);
+        slidingLogSchedules(WindowCounterPropertiesTests::replaySettled);
     }
 
     /** Replays one seed's schedule on a counter and its model. */

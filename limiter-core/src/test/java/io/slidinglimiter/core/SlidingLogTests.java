@@ -7,14 +7,14 @@ import io.slidinglimiter.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class SlidingLogTest {
+class SlidingLogTests {
 
     private static final long T0 = 1_700_000_000_000L;
 
     @Test
     void admitsAtMostTheLimitInAnyWindowAcrossTheArticlesBoundaryBurst() {
         SlidingLog log = new SlidingLog(1000);
-        assertThat(SlidingWindowCounterTest.articleBoundaryBurst(log)).isEqualTo(100);
+        assertThat(SlidingWindowCounterTests.articleBoundaryBurst(log)).isEqualTo(100);
     }
 
     @Test

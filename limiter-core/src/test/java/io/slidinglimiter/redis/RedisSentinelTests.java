@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * free ports; the limiter connects as Spring Boot's {@code spring.data.redis.sentinel.*} would.
  * Real time: Sentinel decides on its own clock.
  */
-class RedisSentinelTest {
+class RedisSentinelTests {
 
     private static final String MASTER = RedisSentinelServers.MASTER;
 

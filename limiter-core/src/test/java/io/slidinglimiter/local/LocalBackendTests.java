@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class LocalBackendTest {
+class LocalBackendTests {
 
     private final ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
 

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  * for each thread, and checks every outcome against a plain {@code long}. A cell written with a plain
  * read-and-write by two threads (a claim that is not a compare-and-set) fails it. A few seconds.
  */
-class PerThreadCountLincheckTest {
+class PerThreadCountLincheckTests {
 
     @Test
     void oneCellClaimedByOneThreadAndTheRestInTheSharedAdderCountEveryAddition() {

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * another thread, in the shared adder; never lower than before while threads add; nothing allocated
  * per addition.
  */
-class PerThreadCountTest {
+class PerThreadCountTests {
 
     @Test
     @Timeout(60)

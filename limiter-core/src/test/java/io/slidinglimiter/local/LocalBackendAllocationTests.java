@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code getCurrentThreadAllocatedBytes}) over 100 000 calls, not timed: a verdict ({@code admit}) allocates nothing,
  * allowed or rejected, and a key kept over its limit is told its rejection without a new object.
  */
-class LocalBackendAllocationTest {
+class LocalBackendAllocationTests {
 
     private final ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
 

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (which every module inherits) names this project's license, site, source and issues, not Spring
  * Boot's, whose parent it extends; the published modules inherit it; the demos are not published.
  */
-class PublishedMetadataTest {
+class PublishedMetadataTests {
 
     private static final Path ROOT = Path.of("..");
 

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The Redis backend on a three-master Cluster that the test starts itself.
  */
-class RedisClusterBackendTest {
+class RedisClusterBackendTests {
 
     private static RedisClusterServers cluster;
 

@@ -10,7 +10,7 @@ import io.slidinglimiter.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class SlidingWindowCounterTest {
+class SlidingWindowCounterTests {
 
     private static final long T0 = 1_700_000_000_000L; // slot-aligned, like the article's T0
 

@@ -10,7 +10,7 @@ import io.slidinglimiter.local.LocalBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class RoutingBackendTest {
+class RoutingBackendTests {
 
     private final ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L);
 
