@@ -34,6 +34,9 @@ final class RedisOutage implements AutoCloseable {
 
     private static final Logger logger = Logger.getLogger(ResilientRedisBackend.class.getName());
 
+    /** Slow calls are this application's overload, not Redis's outage: said by the runner's logger. */
+    private static final Logger slowCallLogger = Logger.getLogger(LettuceScriptRunner.class.getName());
+
     private final TimeSource timeSource;
 
     private final BooleanSupplier probe;
@@ -142,13 +145,13 @@ final class RedisOutage implements AutoCloseable {
         }
         long calls = this.slowSinceSummary.sumThenReset();
         if (next == 0) {
-            logger.log(Level.WARNING, () -> "A rate limiter decision followed limiter.redis.on-failure though Redis"
+            slowCallLogger.log(Level.WARNING, () -> "A rate limiter decision followed limiter.redis.on-failure though Redis"
                     + " was answering (" + ex.getMessage() + "): this application was too busy to read Redis's reply"
                     + " in time. Give it more processor time or fewer concurrent requests, or raise"
                     + " limiter.redis.max-wait; such decisions are summed up at most once a minute.");
         }
         else {
-            logger.log(Level.WARNING, () -> calls + " rate limiter decisions followed limiter.redis.on-failure in"
+            slowCallLogger.log(Level.WARNING, () -> calls + " rate limiter decisions followed limiter.redis.on-failure in"
                     + " the last minute though Redis was answering: their replies came later than"
                     + " limiter.redis.max-wait in this busy application.");
         }

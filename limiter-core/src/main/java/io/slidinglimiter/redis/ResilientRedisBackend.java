@@ -813,6 +813,8 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 else {
                     this.slowDecisions.increment();
                     this.outage.slowCall(ex);
+                    // Its reply came: the shard answers, and can be told what fallbacks admitted.
+                    reportToAnswering(breaker);
                 }
             });
             return;
@@ -832,9 +834,16 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         if (this.breakers.size() == 1 || !isCircuitOpen()) {
             this.outage.succeeded();
         }
+        reportToAnswering(breaker);
+    }
+
+    /**
+     * Counts in Redis what fallbacks admitted for the keys of a shard that has just answered. Only
+     * that shard's: on Cluster another may still be stalled, and would count a report only in a
+     * dataset its promoted replica replaces.
+     */
+    private void reportToAnswering(CircuitBreaker breaker) {
         if (!this.unreported.isEmpty() && this.reporter != null) {
-            // Only to the shard that answered: on Cluster another may still be stalled, and would count
-            // a report only in a dataset its promoted replica replaces.
             this.unreported.report(this.reporter, this.timeSource.currentTimeMillis(),
                     (admitted) -> this.breakers.size() == 1 || breakerOf(admitted.limit(), admitted.key()) == breaker);
         }

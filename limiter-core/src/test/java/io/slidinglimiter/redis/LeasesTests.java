@@ -10,10 +10,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -39,30 +38,16 @@ class LeasesTests {
 
     private static final int SEEDS = Integer.getInteger("limiter.seeds", 40);
 
-    private static RedisServer server;
-
-    private static LettuceConnectionFactory connectionFactory;
+    @RegisterExtension
+    static final OwnRedis redis = OwnRedis.perClass();
 
     private static LettuceScriptRunner lettuce;
 
     private final ManualTimeSource clock = new ManualTimeSource(START);
 
     @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        connectionFactory = RedisBackendTests.connectionFactory(server.port());
-        lettuce = new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        connectionFactory.destroy();
-        server.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.call((redis) -> redis.flushall());
+    static void createRunner() {
+        lettuce = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
     }
 
     @Test
@@ -71,7 +56,7 @@ class LeasesTests {
         ResilientRedisBackend instance = instance();
         assertThat(instance.tryAcquire(limit, "k", 1).remaining()).isEqualTo(999);
         this.clock.advanceMillis(10);
-        long calls = server.scriptCalls();
+        long calls = redis.server().scriptCalls();
         // One call in the 10 ms before: 0.1 a millisecond, 990 ms left in the sub-window: 99 more.
         Decision taking = instance.tryAcquire(limit, "k", 1);
         assertThat(taking.allowed()).isTrue();
@@ -84,7 +69,7 @@ class LeasesTests {
         }
         // Below a quarter left (23 of 99), a top-up in the background: 77 used in no time is a high rate,
         // so it asks for the limit and Redis gives half of what is left, (1000 - 101) / 2.
-        assertThat(server.scriptCalls() - calls).as("script calls for 100 decisions").isEqualTo(2);
+        assertThat(redis.server().scriptCalls() - calls).as("script calls for 100 decisions").isEqualTo(2);
         assertThat(instance.leaseState("api", "k"))
                 .isEqualTo(new ResilientRedisBackend.LeaseState(true, 449, 549, 988));
         assertThat(instance.usage(limit, "k").used()).isEqualTo(101 + 449);
@@ -98,13 +83,13 @@ class LeasesTests {
         List<LimitRequest> one = List.of(new LimitRequest(limit, "k", 1));
         assertThat(instance.tryAcquireAllAsync(one, Runnable::run).toCompletableFuture().get().allowed()).isTrue();
         this.clock.advanceMillis(10);
-        long calls = server.scriptCalls();
+        long calls = redis.server().scriptCalls();
         for (int i = 1; i <= 100; i++) {
             Decisions decisions = instance.tryAcquireAllAsync(one, Runnable::run).toCompletableFuture().get();
             assertThat(decisions.allowed()).isTrue();
             assertThat(decisions.get(0).remaining()).isEqualTo(999 - i);
         }
-        assertThat(server.scriptCalls() - calls).as("a lease and a top-up for 100 decisions").isEqualTo(2);
+        assertThat(redis.server().scriptCalls() - calls).as("a lease and a top-up for 100 decisions").isEqualTo(2);
         assertThat(instance.leaseCounts("api").fromLease()).isEqualTo(99);
     }
 
@@ -133,9 +118,9 @@ class LeasesTests {
         long endsIn = instance.leaseState("api", "k").endsInMillis();
         assertThat(endsIn).isEqualTo(1_000 - 10 - Leases.MARGIN_MILLIS);
         this.clock.advanceMillis(endsIn);
-        long calls = server.scriptCalls();
+        long calls = redis.server().scriptCalls();
         assertThat(instance.tryAcquire(limit, "k", 1).allowed()).isTrue();
-        assertThat(server.scriptCalls() - calls).as("decided in Redis, after a give-back").isEqualTo(2);
+        assertThat(redis.server().scriptCalls() - calls).as("decided in Redis, after a give-back").isEqualTo(2);
 
         LimitDefinition longSlots = LimitDefinition.of("daily", 100_000, Duration.ofMinutes(100), 10);
         lease(instance, longSlots, "k");
@@ -277,7 +262,7 @@ class LeasesTests {
     @Test
     void oneInstanceDecidesLikeTheModel() {
         WindowCounterPropertiesTests.forEachSeed(SEEDS, (seed) -> {
-            flush();
+            redis.flush();
             SplittableRandom random = new SplittableRandom(seed);
             LimitDefinition limit = randomLimit(random, 60);
             long slotMillis = limit.windowMillis() / limit.subWindows();
@@ -304,7 +289,7 @@ class LeasesTests {
     @Test
     void severalInstancesNeverAdmitMoreThanTheLimitInAnyWindow() {
         WindowCounterPropertiesTests.forEachSeed(SEEDS, (seed) -> {
-            flush();
+            redis.flush();
             SplittableRandom random = new SplittableRandom(seed);
             LimitDefinition limit = randomLimit(random, 200);
             List<ResilientRedisBackend> instances = new ArrayList<>();
@@ -339,7 +324,7 @@ class LeasesTests {
     void unevenLoadStillAdmitsMostOfTheLimitInEveryWindow() {
         for (int count : new int[] { 2, 4, 8 }) {
             for (long seed = 0; seed < 5; seed++) {
-                flush();
+                redis.flush();
                 SplittableRandom random = new SplittableRandom(seed);
                 LimitDefinition limit = LimitDefinition.of("api", 3_000, Duration.ofSeconds(2), 10);
                 List<ResilientRedisBackend> instances = new ArrayList<>();
@@ -350,7 +335,7 @@ class LeasesTests {
                 this.clock.advanceMillis(base - this.clock.currentTimeMillis());
                 long windows = 6;
                 long[] admittedPerWindow = new long[(int) windows];
-                long roundTrips = server.scriptCalls();
+                long roundTrips = redis.server().scriptCalls();
                 long decisions = 0;
                 for (long window = 0; window < windows; window++) {
                     // One instance at a time is hot (nine calls in ten), and it changes every 10 to 100 ms, so
@@ -381,7 +366,7 @@ class LeasesTests {
                             .as("%d instances, seed %d, window %d", count, seed, window)
                             .isBetween(2_700L, 3_000L);
                 }
-                assertThat(server.scriptCalls() - roundTrips).as("%d instances, seed %d: round trips", count, seed)
+                assertThat(redis.server().scriptCalls() - roundTrips).as("%d instances, seed %d: round trips", count, seed)
                         .isLessThan(decisions / 10);
             }
         }

@@ -31,7 +31,7 @@ import static org.awaitility.Awaitility.await;
 class NothingAdmittedIsLostTests {
 
     @RegisterExtension
-    final PerTestRedis redis = new PerTestRedis();
+    final OwnRedis redis = OwnRedis.perTest();
 
     private final List<ResilientRedisBackend> backends = new ArrayList<>();
 
@@ -40,9 +40,14 @@ class NothingAdmittedIsLostTests {
         this.backends.forEach(ResilientRedisBackend::close);
     }
 
-    /** An instance as the starter wires it on a standalone Redis: its own connection, a probe, the defaults. */
+    /**
+     * An instance as the starter wires it on a standalone Redis (its own connection, a probe), but
+     * waiting no longer than the timeout: a pause must make its calls fall back even on a busy machine,
+     * where the default max-wait would outwait it.
+     */
     private ResilientRedisBackend instance(FailurePolicy policy) throws Exception {
-        LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), Duration.ofMillis(100));
+        LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), Duration.ofMillis(100),
+                Duration.ofMillis(100));
         runner.connect().get();
         ResilientRedisBackend backend = new ResilientRedisBackend(new RedisBackend(runner, new RedisKeys("limiter"),
                 null), new LocalBackend(TimeSource.monotonic(), 1_000), new ResilientRedisBackend.Settings(policy,

@@ -7,12 +7,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
@@ -31,9 +30,8 @@ class RedisBackendOperationsTests {
 
     private static final long T0 = 1_700_000_000_000L;
 
-    private static RedisServer server;
-
-    private static LettuceConnectionFactory connectionFactory;
+    @RegisterExtension
+    static final OwnRedis redis = OwnRedis.perClass();
 
     private static RedisBackend backend;
 
@@ -42,23 +40,14 @@ class RedisBackendOperationsTests {
     private final LimitDefinition log = new LimitDefinition("log", 10, Duration.ofSeconds(1), 1, Algorithm.SLIDING_LOG);
 
     @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        connectionFactory = RedisBackendTests.connectionFactory(server.port());
-        backend = new RedisBackend(new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5)),
+    static void createBackend() {
+        backend = new RedisBackend(new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5)),
                 new RedisKeys("limiter"), null);
     }
 
-    @AfterAll
-    static void stopRedis() {
-        connectionFactory.destroy();
-        server.close();
-    }
-
     @BeforeEach
-    void flush() {
-        server.call((redis) -> redis.configSet("maxmemory", "0"));
-        server.call((redis) -> redis.flushall());
+    void noMemoryBound() {
+        redis.server().call((commands) -> commands.configSet("maxmemory", "0"));
     }
 
     /** A peek after slots left the window, on both algorithms, and on a key of another type. */
@@ -69,8 +58,8 @@ class RedisBackendOperationsTests {
                 backend.tryAcquireAllAt(T0 + 100L * i, List.of(new LimitRequest(limit, "alice", 1)));
             }
         }
-        server.call((redis) -> redis.set("limiter:{bob}:counter", "not a counter"));
-        server.call((redis) -> redis.zadd("limiter:{bob}:log", 1.0, "of another window"));
+        redis.server().call((redis) -> redis.set("limiter:{bob}:counter", "not a counter"));
+        redis.server().call((redis) -> redis.zadd("limiter:{bob}:log", 1.0, "of another window"));
         Map<String, byte[]> before = dump();
         for (long later : new long[] { 450, 950, 1_350, 5_000 }) {
             for (LimitDefinition limit : List.of(this.counter, this.log)) {
@@ -109,9 +98,9 @@ class RedisBackendOperationsTests {
                 Algorithm.SLIDING_LOG);
         backend.tryAcquireAllAt(T0, List.of(new LimitRequest(this.counter, "old", 1)));
         backend.tryAcquireAllAt(T0, List.of(new LimitRequest(bigLog, "old", 1)));
-        server.call((redis) -> redis.set("limiter:{other}:counter", "of another type"));
-        server.call((redis) -> redis.configSet("maxmemory-policy", "noeviction"));
-        server.call((redis) -> redis.configSet("maxmemory", "1"));
+        redis.server().call((redis) -> redis.set("limiter:{other}:counter", "of another type"));
+        redis.server().call((redis) -> redis.configSet("maxmemory-policy", "noeviction"));
+        redis.server().call((redis) -> redis.configSet("maxmemory", "1"));
         long usedBefore = usedMemory();
         List<String> outcomes = new ArrayList<>();
         for (int call = 0; call < 300; call++) {
@@ -124,7 +113,7 @@ class RedisBackendOperationsTests {
         }
         assertThat(outcomes).containsOnly("OOM");
         assertThat(usedMemory() - usedBefore).as("bytes written past the bound").isLessThan(64 * 1024);
-        server.call((redis) -> redis.configSet("maxmemory", "0"));
+        redis.server().call((redis) -> redis.configSet("maxmemory", "0"));
         assertThat(outcome(List.of(new LimitRequest(this.counter, "old", 1)), T0 + 2_000)).isEqualTo("allowed");
     }
 
@@ -133,7 +122,7 @@ class RedisBackendOperationsTests {
     void aSlidingLogStoresOneEntryPerAdmissionAndRefundsExactly() {
         LimitDefinition huge = new LimitDefinition("huge", 2_000_000, Duration.ofMinutes(1), 1, Algorithm.SLIDING_LOG);
         assertThat(backend.tryAcquireAllAt(T0, List.of(new LimitRequest(huge, "alice", 1_000_000))).allowed()).isTrue();
-        assertThat(server.<Long>call((redis) -> redis.zcard("limiter:{alice}:huge"))).as("one entry and the state")
+        assertThat(redis.server().<Long>call((redis) -> redis.zcard("limiter:{alice}:huge"))).as("one entry and the state")
                 .isEqualTo(4L);
         assertThat(backend.peekAt(T0 + 1, huge, "alice").remaining()).isEqualTo(1_000_000);
 
@@ -167,7 +156,7 @@ class RedisBackendOperationsTests {
             assertThat(backend.tryAcquire(limit, key, 1).allowed()).as("first call of %s", key.codePoints().boxed()
                     .toList()).isTrue();
         }
-        assertThat(server.<Long>call((redis) -> redis.dbsize())).isEqualTo(7L);
+        assertThat(redis.server().<Long>call((redis) -> redis.dbsize())).isEqualTo(7L);
     }
 
     /** Lua numbers are doubles: a total above 10^14 must still be stored with every digit. */
@@ -189,7 +178,7 @@ class RedisBackendOperationsTests {
         assertThatExceptionOfType(IllegalArgumentException.class)
                 .isThrownBy(() -> backend.tryAcquire(tooLarge, "k", 1))
                 .withMessageContaining("9007199254740991");
-        assertThat(server.<Long>call((redis) -> redis.dbsize())).isZero();
+        assertThat(redis.server().<Long>call((redis) -> redis.dbsize())).isZero();
     }
 
     private static String outcome(List<LimitRequest> requests, long now) {
@@ -202,15 +191,15 @@ class RedisBackendOperationsTests {
     }
 
     private static long usedMemory() {
-        String info = server.call((redis) -> redis.info("memory"));
+        String info = redis.server().call((redis) -> redis.info("memory"));
         return Arrays.stream(info.split("\r\n")).filter((line) -> line.startsWith("used_memory:"))
                 .mapToLong((line) -> Long.parseLong(line.substring("used_memory:".length()))).findFirst().orElseThrow();
     }
 
     private static Map<String, byte[]> dump() {
         Map<String, byte[]> dumps = new HashMap<>();
-        for (String key : server.<List<String>>call((redis) -> redis.keys("*"))) {
-            dumps.put(key, server.<byte[]>call((redis) -> redis.dump(key)));
+        for (String key : redis.server().<List<String>>call((redis) -> redis.keys("*"))) {
+            dumps.put(key, redis.server().<byte[]>call((redis) -> redis.dump(key)));
         }
         return dumps;
     }

@@ -6,10 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -32,29 +31,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisBackendTests {
 
-    private static RedisServer server;
-
-    private static LettuceConnectionFactory connectionFactory;
+    @RegisterExtension
+    static final OwnRedis redis = OwnRedis.perClass();
 
     private static RedisBackend backend;
 
     @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        connectionFactory = connectionFactory(server.port());
-        backend = new RedisBackend(new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5)),
+    static void createBackend() {
+        backend = new RedisBackend(new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5)),
                 new RedisKeys("limiter"), null);
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        connectionFactory.destroy();
-        server.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        server.call((redis) -> redis.flushall());
     }
 
     static LettuceConnectionFactory connectionFactory(int port) {
@@ -120,11 +105,11 @@ class RedisBackendTests {
         LimitDefinition limit = LimitDefinition.of("exact-charge", 10, Duration.ofMinutes(1), 10);
         List<LimitRequest> requests = List.of(new LimitRequest(limit, "k", 3));
         Decisions taken = backend.tryAcquireAll(requests);
-        long before = server.scriptCalls();
+        long before = redis.server().scriptCalls();
         backend.settle(requests, taken, new long[] { 3 });
-        assertThat(server.scriptCalls()).isEqualTo(before);
+        assertThat(redis.server().scriptCalls()).isEqualTo(before);
         backend.settle(requests, taken, new long[] { 1 });
-        assertThat(server.scriptCalls()).isEqualTo(before + 1);
+        assertThat(redis.server().scriptCalls()).isEqualTo(before + 1);
         assertThat(backend.peek(limit, "k").remaining()).isEqualTo(9);
         backend.settle(requests, taken, new long[] { 25 });
         assertThat(backend.peek(limit, "k").remaining()).as("past the limit").isZero();
@@ -157,11 +142,11 @@ class RedisBackendTests {
         LimitDefinition log = new LimitDefinition("log", 5, Duration.ofSeconds(30), 1, Algorithm.SLIDING_LOG);
         backend.tryAcquire(counter, "alice", 1);
         backend.tryAcquire(log, "alice", 2);
-        for (String key : server.<List<String>>call((redis) -> redis.keys("*"))) {
-            Long ttl = server.<Long>call((redis) -> redis.pttl(key));
+        for (String key : redis.server().<List<String>>call((redis) -> redis.keys("*"))) {
+            Long ttl = redis.server().<Long>call((redis) -> redis.pttl(key));
             assertThat(ttl).as(key).isBetween(29_000L, 31_000L);
         }
-        assertThat(server.<Long>call((redis) -> redis.dbsize())).isEqualTo(2L);
+        assertThat(redis.server().<Long>call((redis) -> redis.dbsize())).isEqualTo(2L);
     }
 
     /** Redis's own clock expires the keys: this waits on the server's time, at most a few seconds. */
@@ -171,12 +156,12 @@ class RedisBackendTests {
         LimitDefinition log = new LimitDefinition("short-log", 5, Duration.ofMillis(200), 1, Algorithm.SLIDING_LOG);
         backend.tryAcquire(counter, "alice", 1);
         backend.tryAcquire(log, "alice", 1);
-        assertThat(server.<Long>call((redis) -> redis.dbsize())).isEqualTo(2L);
+        assertThat(redis.server().<Long>call((redis) -> redis.dbsize())).isEqualTo(2L);
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (server.<Long>call((redis) -> redis.dbsize()) > 0 && System.nanoTime() < deadline) {
+        while (redis.server().<Long>call((redis) -> redis.dbsize()) > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        assertThat(server.<Long>call((redis) -> redis.dbsize())).isZero();
+        assertThat(redis.server().<Long>call((redis) -> redis.dbsize())).isZero();
     }
 
     @Test
@@ -186,7 +171,7 @@ class RedisBackendTests {
         for (String key : userKeys) {
             assertThat(backend.tryAcquire(limit, key, 1).remaining()).isEqualTo(4);
         }
-        List<String> stored = server.<List<String>>call((redis) -> redis.keys("*"));
+        List<String> stored = redis.server().<List<String>>call((redis) -> redis.keys("*"));
         assertThat(stored).hasSize(userKeys.size()).allSatisfy((key) -> {
             assertThat(key).startsWith("limiter:{").endsWith("}:api");
             String tag = key.substring("limiter:{".length(), key.length() - "}:api".length());
@@ -200,9 +185,9 @@ class RedisBackendTests {
     void aFlushedScriptCacheIsReloadedOnTheNextDecision() {
         LimitDefinition limit = LimitDefinition.of("flushed", 3, Duration.ofMinutes(1), 10);
         backend.tryAcquire(limit, "alice", 1);
-        server.call((redis) -> redis.scriptFlush());
+        redis.server().call((redis) -> redis.scriptFlush());
         assertThat(backend.tryAcquire(limit, "alice", 1).remaining()).isEqualTo(1);
-        List<Boolean> cached = server.<List<Boolean>>call((redis) -> redis.scriptExists(RedisScripts.DECIDE.sha1()));
+        List<Boolean> cached = redis.server().<List<Boolean>>call((redis) -> redis.scriptExists(RedisScripts.DECIDE.sha1()));
         assertThat(cached).containsExactly(true);
     }
 
@@ -249,12 +234,12 @@ class RedisBackendTests {
         for (int i = 0; i < 2_500; i++) {
             backend.tryAcquire(limit, "k" + i + ((i % 7 == 0) ? "*?[x]" : ""), 2);
         }
-        RedisBackend other = new RedisBackend(new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5)),
+        RedisBackend other = new RedisBackend(new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5)),
                 new RedisKeys("other*"), null);
         other.tryAcquire(limit, "k0", 2);
-        server.call((redis) -> redis.hset("limiter:limits", "many", "5:2"));
+        redis.server().call((redis) -> redis.hset("limiter:limits", "many", "5:2"));
         backend.resetAll();
-        assertThat(server.<Long>call((redis) -> redis.dbsize())).as("other prefix and run-time limits").isEqualTo(2);
+        assertThat(redis.server().<Long>call((redis) -> redis.dbsize())).as("other prefix and run-time limits").isEqualTo(2);
         assertThat(backend.tryAcquire(limit, "k0", 2).allowed()).isTrue();
         assertThat(other.tryAcquire(limit, "k0", 1).allowed()).isFalse();
     }

@@ -34,7 +34,7 @@ class ResilientRedisBackendTests {
     private static final long MARGIN_MILLIS = 900;
 
     @RegisterExtension
-    final PerTestRedis redis = new PerTestRedis();
+    final OwnRedis redis = OwnRedis.perTest();
 
     private final AtomicInteger fallbacksSeen = new AtomicInteger();
 
@@ -42,8 +42,12 @@ class ResilientRedisBackendTests {
         return backend(policy, denialCacheSize, TimeSource.monotonic());
     }
 
+    /**
+     * A backend whose calls wait no longer than the timeout (max-wait = timeout): these tests are
+     * about Redis failing, and on a busy machine a longer max-wait would outwait their pauses.
+     */
     private ResilientRedisBackend backend(FailurePolicy policy, int denialCacheSize, TimeSource clock) {
-        RedisBackend redis = new RedisBackend(new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT),
+        RedisBackend redis = new RedisBackend(new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT, TIMEOUT),
                 new RedisKeys("limiter"), null);
         return new ResilientRedisBackend(redis, new LocalBackend(clock, 10_000),
                 new ResilientRedisBackend.Settings(policy, Map.of(), 3, 500, denialCacheSize), clock,
@@ -260,7 +264,7 @@ class ResilientRedisBackendTests {
     @Test
     void aLateAdmissionWithoutADeadlineIsGivenBack() throws Exception {
         LimitDefinition limit = LimitDefinition.of("first", 5, Duration.ofMinutes(1), 10);
-        LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT);
+        LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT, TIMEOUT);
         // Connected before the stall (opening a connection waits up to max-wait): the decision is what times out.
         runner.connect().get();
         RedisBackend redis = new RedisBackend(runner, new RedisKeys("limiter"), null);
@@ -353,7 +357,7 @@ class ResilientRedisBackendTests {
     @Test
     void anOutageEndsWithoutTrafficSoonAfterRedisIsBack() {
         LimitDefinition limit = LimitDefinition.of("idle", 5, Duration.ofMinutes(1), 10);
-        LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT);
+        LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), TIMEOUT, TIMEOUT);
         ResilientRedisBackend backend = new ResilientRedisBackend(new RedisBackend(runner, new RedisKeys("limiter"),
                 null), new LocalBackend(TimeSource.monotonic(), 10_000), new ResilientRedisBackend.Settings(
                         FailurePolicy.FAIL_OPEN, Map.of(), 3, 60_000, 1_000), TimeSource.monotonic(),
