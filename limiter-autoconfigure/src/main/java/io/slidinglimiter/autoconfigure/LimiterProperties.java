@@ -375,8 +375,6 @@ public class LimiterProperties {
          */
         private Duration maxWait;
 
-        private static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
-
         /**
          * Failures in a row after which Redis is not called for a while (the circuit breaker opens).
          */
@@ -425,15 +423,6 @@ public class LimiterProperties {
 
         public Duration getMaxWait() {
             return this.maxWait;
-        }
-
-        /** @return max-wait as set, else 1s or the timeout when that is longer */
-        Duration maxWaitInForce() {
-            if (this.maxWait != null) {
-                return this.maxWait;
-            }
-            return (this.timeout != null && this.timeout.compareTo(DEFAULT_MAX_WAIT) > 0) ? this.timeout
-                    : DEFAULT_MAX_WAIT;
         }
 
         public void setMaxWait(Duration maxWait) {

@@ -94,7 +94,10 @@ public class LimiterRedisAutoConfiguration {
                     "Add org.springframework.boot:spring-boot-starter-data-redis and set spring.data.redis.host and"
                             + " spring.data.redis.port (or spring.data.redis.url).");
         }
-        return new LettuceScriptRunner(factory, properties.getRedis().getTimeout(), properties.getRedis().maxWaitInForce());
+        LimiterProperties.Redis redis = properties.getRedis();
+        // Without max-wait, the runner's default: 2 s, or the timeout when that is longer.
+        return (redis.getMaxWait() != null) ? new LettuceScriptRunner(factory, redis.getTimeout(), redis.getMaxWait())
+                : new LettuceScriptRunner(factory, redis.getTimeout());
     }
 
     /**

@@ -481,26 +481,12 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * timeout, and a Redis that refuses the connection fails it at once.
      */
     private RedisClusterAsyncCommands<byte[], byte[]> awaitConnection() {
-        CompletableFuture<Connection> connection = connection();
-        if (connection.isDone() && !connection.isCompletedExceptionally()) {
-            return connection.join().commands();
-        }
         try {
-            return connection.get(this.maxWaitNanos, TimeUnit.NANOSECONDS).commands();
-        }
-        catch (ExecutionException ex) {
-            throw failure(ex);
-        }
-        catch (CancellationException ex) {
-            throw cancelled(ex);
+            return get(connection(), this.maxWaitNanos).commands();
         }
         catch (TimeoutException ex) {
             throw new RedisBackendException("Could not connect to Redis within "
                     + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms (limiter.redis.max-wait)", ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new RedisBackendException("Interrupted while waiting for Redis", ex);
         }
     }
 
@@ -514,29 +500,41 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         long deadline = sentNanos + this.timeoutNanos;
         while (true) {
             try {
-                return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-            catch (ExecutionException ex) {
-                throw failure(ex);
-            }
-            catch (CancellationException ex) {
-                throw cancelled(ex);
+                return get(reply, Math.max(0, deadline - System.nanoTime()));
             }
             catch (TimeoutException ex) {
+                long now = System.nanoTime();
                 if (reply.isDone()) {
                     // The reply came while this thread was not running: Redis was in time, this JVM was not.
-                    return doneReply(reply);
+                    deadline = now;
                 }
-                long now = System.nanoTime();
-                if (now - (startNanos + this.maxWaitNanos) >= 0 || !keepsWaiting(node, sentNanos, deadline, now)) {
+                else if (now - (startNanos + this.maxWaitNanos) >= 0 || !keepsWaiting(node, sentNanos, deadline, now)) {
                     throw timeout(reply, sentNanos, node);
                 }
-                deadline = nextDeadline(startNanos, now);
+                else {
+                    deadline = nextDeadline(startNanos, now);
+                }
             }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new RedisBackendException("Interrupted while waiting for Redis", ex);
-            }
+        }
+    }
+
+    /**
+     * A future's value within a wait, its failures as this runner's exceptions; a wait that ends
+     * first is left to the caller.
+     */
+    private static <T> T get(Future<T> future, long waitNanos) throws TimeoutException {
+        try {
+            return future.get(waitNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException ex) {
+            throw failure(ex);
+        }
+        catch (CancellationException ex) {
+            throw cancelled(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new RedisBackendException("Interrupted while waiting for Redis", ex);
         }
     }
 
@@ -557,22 +555,6 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         long capNanos = startNanos + this.maxWaitNanos;
         long next = nowNanos + this.timeoutNanos;
         return (next - capNanos > 0) ? capNanos : next;
-    }
-
-    private static <T> T doneReply(Future<T> reply) {
-        try {
-            return reply.get();
-        }
-        catch (ExecutionException ex) {
-            throw failure(ex);
-        }
-        catch (CancellationException ex) {
-            throw cancelled(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new RedisBackendException("Interrupted while waiting for Redis", ex);
-        }
     }
 
     /** A command the client cancelled: its connection was closed (to open a new one) before Redis answered. */

@@ -43,6 +43,9 @@ public final class RedisBackend implements RateLimitBackend {
     /** The largest limit Redis counts exactly: its Lua numbers are doubles. */
     public static final long MAX_LIMIT = (1L << 53) - 1;
 
+    /** The most keys one report of fallback admissions counts in one script call. */
+    static final int KEYS_PER_REPORT = 100;
+
     private static final byte[] PEEK = bytes("peek");
 
     private static final byte[] RESET = bytes("reset");
@@ -354,9 +357,6 @@ public final class RedisBackend implements RateLimitBackend {
         }
         return decisions(reply, requests);
     }
-
-    /** The most keys one report of fallback admissions counts in one script call. */
-    static final int KEYS_PER_REPORT = 100;
 
     /**
      * Counts permits that the failure policy admitted while Redis did not decide, now and whether or

@@ -160,10 +160,11 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 : null;
         this.onFallback = onFallback;
         this.leasing = (redis instanceof RedisBackend backend && settings.leased() != null) ? backend : null;
-        this.leases = (this.leasing != null) ? new Leases(this.leasing, timeSource, settings.leased(),
-                (settings.denialCacheSize() > 0) ? settings.denialCacheSize() : 100_000, sweepLeases) : null;
-        this.unreported = new UnreportedAdmissions((settings.denialCacheSize() > 0) ? settings.denialCacheSize()
-                : 100_000);
+        // The most keys this instance keeps state for, also with the denial cache off.
+        int maxKeys = (settings.denialCacheSize() > 0) ? settings.denialCacheSize() : 100_000;
+        this.leases = (this.leasing != null) ? new Leases(this.leasing, timeSource, settings.leased(), maxKeys,
+                sweepLeases) : null;
+        this.unreported = new UnreportedAdmissions(maxKeys);
         this.reporter = (redis instanceof RedisBackend backend) ? backend::countLater : null;
     }
 
