@@ -13,7 +13,7 @@ import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.RateLimitBackend;
-import io.slidinglimiter.core.SplitDecision;
+import io.slidinglimiter.internal.SplitDecision;
 
 /**
  * Programmatic rate limiting against the application's named limits. A key given here and the

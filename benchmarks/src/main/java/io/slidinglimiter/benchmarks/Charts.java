@@ -42,11 +42,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.ManualTimeSource;
-import io.slidinglimiter.core.SlidingLog;
-import io.slidinglimiter.core.SlidingWindowCounter;
-import io.slidinglimiter.core.WindowCounter;
 import io.slidinglimiter.local.LocalBackend;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.local.RawCounter;
+import io.slidinglimiter.testsupport.RedisServer;
 
 /**
  * Draws the README's and BENCHMARKS.md's charts from runs of the project's own code, into
@@ -101,14 +99,14 @@ public final class Charts {
      */
     static void burst() throws IOException {
         long start = 1_700_000_000_000L;
-        Map<String, WindowCounter> counters = new LinkedHashMap<>();
-        counters.put("fixed window", new SlidingWindowCounter(1_000, 1, start));
-        counters.put("counter, N = 10", new SlidingWindowCounter(1_000, 10, start));
-        counters.put("sliding log", new SlidingLog(1_000));
+        Map<String, RawCounter> counters = new LinkedHashMap<>();
+        counters.put("fixed window", RawCounter.slidingWindow(1_000, 1, start));
+        counters.put("counter, N = 10", RawCounter.slidingWindow(1_000, 10, start));
+        counters.put("sliding log", RawCounter.slidingLog(1_000));
         CombinedDomainXYPlot plot = new CombinedDomainXYPlot(
                 new NumberAxis("time (ms); the window boundary is at 1 000 ms"));
         ((NumberAxis) plot.getDomainAxis()).setAutoRangeIncludesZero(false);
-        for (Map.Entry<String, WindowCounter> counter : counters.entrySet()) {
+        for (Map.Entry<String, RawCounter> counter : counters.entrySet()) {
             long[] perBucket = new long[70];
             for (int millis = 800; millis < 1_500; millis++) {
                 for (int call = 0; call < ((millis >= 900) ? 2 : 0); call++) {
@@ -158,7 +156,7 @@ public final class Charts {
         for (int slots : new int[] { 1, 2, 4, 10, 20, 60, 120, 600 }) {
             long slotMillis = windowMillis / slots;
             long start = 1_700_000_040_000L;
-            SlidingWindowCounter counter = new SlidingWindowCounter(windowMillis, slots, start);
+            RawCounter counter = RawCounter.slidingWindow(windowMillis, slots, start);
             long first = start + slotMillis - 1;
             counter.tryAcquire(first, 100, 100);
             long second = first + 1;

@@ -30,7 +30,7 @@ import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.testsupport.RedisServer;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 
 /**

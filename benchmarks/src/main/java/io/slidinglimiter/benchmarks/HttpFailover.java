@@ -30,9 +30,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration.LimiterRedis;
-import io.slidinglimiter.redis.RedisClusterServers;
-import io.slidinglimiter.redis.RedisSentinelServers;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.testsupport.RedisClusterServers;
+import io.slidinglimiter.testsupport.RedisSentinelServers;
+import io.slidinglimiter.testsupport.RedisServer;
 
 /**
  * The failover trial of issue "Redis failover, Sentinel and Cluster", over real HTTP: an
@@ -162,7 +162,7 @@ public final class HttpFailover {
                 }
             })));
             sleepUntil(start, 10_000);
-            long fallbacksBefore = redis.backend().fallbackDecisions();
+            long fallbacksBefore = redis.backend().status().fallbackDecisions();
             long tooManyBefore = this.tooMany.get();
             long replicaScripts = replica.scriptCalls();
             long faultAt = System.nanoTime();
@@ -206,7 +206,7 @@ public final class HttpFailover {
                     cluster ? "cluster" : "sentinel", fault, redis.defaultPolicy().id(),
                     seconds(promotedAt - faultAt), seconds(decidedAt - faultAt), (decidedAt - promotedAt) / 1_000_000,
                     (switched == 0) ? "" : ", " + (decidedAt - switched) / 1_000_000 + " ms after +switch-master",
-                    redis.backend().fallbackDecisions() - fallbacksBefore, this.tooMany.get() - tooManyBefore,
+                    redis.backend().status().fallbackDecisions() - fallbacksBefore, this.tooMany.get() - tooManyBefore,
                     this.other.get(), (sleeper == null) ? "-" : Long.toString(scriptsAfterWake - scriptsAtWake),
                     this.steadyAdmitted.size(), 500, mostWithin(this.steadyAdmitted, Duration.ofSeconds(9)),
                     mostWithin(this.steadyAdmitted, Duration.ofSeconds(10)));

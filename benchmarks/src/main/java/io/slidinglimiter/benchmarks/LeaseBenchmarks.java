@@ -18,7 +18,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.testsupport.RedisServer;
 
 /**
  * One hot key on Redis through the public API, the starter in a Spring context as applications get

@@ -30,9 +30,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
-import io.slidinglimiter.core.SlidingWindowCounter;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.local.RawCounter;
 
 /**
  * One decision, ours and the peers', in-process: the counter alone (its allocation-free
@@ -115,9 +115,9 @@ public class LocalBenchmarks {
 
         BenchService service;
 
-        SlidingWindowCounter allowCounter;
+        RawCounter allowCounter;
 
-        SlidingWindowCounter rejectCounter;
+        RawCounter rejectCounter;
 
         long now = System.currentTimeMillis();
 
@@ -136,8 +136,8 @@ public class LocalBenchmarks {
             this.rateLimiters = this.context.getBean(RateLimiters.class);
             this.service = this.context.getBean(BenchService.class);
             this.rateLimiters.tryAcquire("reject", "k");
-            this.allowCounter = new SlidingWindowCounter(1000, 10, this.now);
-            this.rejectCounter = new SlidingWindowCounter(3_600_000, 10, this.now);
+            this.allowCounter = RawCounter.slidingWindow(1000, 10, this.now);
+            this.rejectCounter = RawCounter.slidingWindow(3_600_000, 10, this.now);
             this.rejectCounter.tryAcquire(this.now, 1, 1);
         }
 

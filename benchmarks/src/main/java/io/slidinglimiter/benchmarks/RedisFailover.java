@@ -19,7 +19,7 @@ import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
-import io.slidinglimiter.redis.RedisSentinelServers;
+import io.slidinglimiter.testsupport.RedisSentinelServers;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 import io.slidinglimiter.redis.SentinelFollower;
 

@@ -39,7 +39,7 @@ import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
 import io.slidinglimiter.redis.RedisScripts;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.testsupport.RedisServer;
 
 /**
  * Decisions per second and latency of our Redis backend from one JVM, beside, on the same server

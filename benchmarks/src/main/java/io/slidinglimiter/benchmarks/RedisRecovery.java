@@ -14,7 +14,7 @@ import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.testsupport.RedisServer;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 
 /**
@@ -60,21 +60,21 @@ public final class RedisRecovery {
                 }
                 server.restart();
                 long back = System.nanoTime();
-                long fallbacks = backend.fallbackDecisions();
+                long fallbacks = backend.status().fallbackDecisions();
                 while (true) {
                     if (probe) {
                         // No traffic: the probe alone must notice.
-                        if (!backend.isFailing()) {
+                        if (!backend.status().isFailing()) {
                             break;
                         }
                         Thread.sleep(10);
                     }
                     else {
                         backend.tryAcquire(limit, "k", 1);
-                        if (backend.fallbackDecisions() == fallbacks) {
+                        if (backend.status().fallbackDecisions() == fallbacks) {
                             break;
                         }
-                        fallbacks = backend.fallbackDecisions();
+                        fallbacks = backend.status().fallbackDecisions();
                         Thread.sleep(100);
                     }
                 }

@@ -6,9 +6,7 @@ import java.util.Map;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
-import io.slidinglimiter.redis.FailurePolicy;
-import io.slidinglimiter.redis.LettuceScriptRunner;
-import io.slidinglimiter.redis.ResilientRedisBackend;
+import io.slidinglimiter.redis.RedisStatus;
 
 /**
  * The {@code ratelimiter} health: DOWN while recent decisions fail in Redis (unreachable, timing
@@ -20,47 +18,38 @@ import io.slidinglimiter.redis.ResilientRedisBackend;
  */
 public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 
-    private final LettuceScriptRunner runner;
-
-    private final ResilientRedisBackend backend;
-
-    private final FailurePolicy defaultPolicy;
+    private final RedisStatus redis;
 
     private final Map<String, String> policies;
 
     /**
      * Creates the indicator.
-     * @param runner talks to Redis
-     * @param backend the Redis backend, for the outcome of recent decisions
-     * @param defaultPolicy limiter.redis.on-failure
+     * @param redis the Redis backend's status: the outcome of recent decisions, and a read of Redis
      * @param policies each configured Redis limit's failure policy, by name
      */
-    public RateLimiterHealthIndicator(LettuceScriptRunner runner, ResilientRedisBackend backend,
-            FailurePolicy defaultPolicy, Map<String, String> policies) {
+    public RateLimiterHealthIndicator(RedisStatus redis, Map<String, String> policies) {
         super("Rate limiter health check failed");
-        this.runner = runner;
-        this.backend = backend;
-        this.defaultPolicy = defaultPolicy;
+        this.redis = redis;
         this.policies = Map.copyOf(policies);
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        builder.withDetail("onFailure", this.defaultPolicy.id())
+        builder.withDetail("onFailure", this.redis.defaultPolicy().id())
                 .withDetail("limits", this.policies)
-                .withDetail("circuit", this.backend.isCircuitOpen() ? "open" : "closed")
-                .withDetail("fallbackDecisions", this.backend.fallbackDecisions())
-                .withDetail("slowDecisions", this.backend.slowDecisions());
-        List<String> failingShards = this.backend.openShards();
-        if (this.backend.isFailing() || !failingShards.isEmpty()) {
-            builder.down().withDetail("redis", "DOWN").withDetail("error", this.backend.lastFailure());
+                .withDetail("circuit", this.redis.isCircuitOpen() ? "open" : "closed")
+                .withDetail("fallbackDecisions", this.redis.fallbackDecisions())
+                .withDetail("slowDecisions", this.redis.slowDecisions());
+        List<String> failingShards = this.redis.openShards();
+        if (this.redis.isFailing() || !failingShards.isEmpty()) {
+            builder.down().withDetail("redis", "DOWN").withDetail("error", this.redis.lastFailure());
             if (!failingShards.isEmpty() && !failingShards.equals(List.of(""))) {
                 builder.withDetail("failingShards", failingShards);
             }
             return;
         }
         try {
-            boolean loaded = this.runner.isScriptLoaded();
+            boolean loaded = this.redis.isScriptLoaded();
             builder.up().withDetail("redis", "UP").withDetail("script", loaded ? "loaded" : "loads on next decision");
         }
         catch (RuntimeException ex) {

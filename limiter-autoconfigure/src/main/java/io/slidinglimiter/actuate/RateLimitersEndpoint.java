@@ -22,7 +22,10 @@ import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitStatistics;
+import io.slidinglimiter.redis.LeaseCounts;
+import io.slidinglimiter.redis.LeaseState;
 import io.slidinglimiter.redis.RedisBackendException;
+import io.slidinglimiter.redis.RedisStatus;
 
 /**
  * The {@code ratelimiters} endpoint: every limit with its totals; one limit, and one key's usage;
@@ -106,7 +109,7 @@ public class RateLimitersEndpoint {
             keyUsage.put("retryAfter", seconds(usage.retryAfter()));
             keyUsage.put("resetAfter", seconds(usage.resetAfter()));
             if (onRedis(definition.get()) && this.redis.leases(definition.get())) {
-                keyUsage.put("lease", this.redis.leaseState(name, key));
+                keyUsage.put("lease", describe(this.redis.leaseState(name, key)));
             }
             if (onRedis(definition.get()) && this.redis.isFailing()) {
                 keyUsage.put("source", "local: Redis is not answering (" + this.redis.lastFailure()
@@ -210,13 +213,35 @@ public class RateLimitersEndpoint {
         description.put("rejected", statistics.rejected());
         description.put("fallback", statistics.fallback());
         if (onRedis(definition) && this.redis.leases(definition)) {
-            description.put("lease", this.redis.leaseCounts(definition.name()));
+            description.put("lease", describe(this.redis.leaseCounts(definition.name())));
         }
         if (this.registry.isShadow(definition.name())) {
             description.put("shadow", true);
             description.put("shadowRejected", statistics.shadowRejected());
         }
         return description;
+    }
+
+    private static Map<String, Long> describe(LeaseCounts counts) {
+        Map<String, Long> described = new LinkedHashMap<>();
+        described.put("fromLease", counts.fromLease());
+        described.put("fromRedis", counts.fromRedis());
+        described.put("leasesTaken", counts.leasesTaken());
+        described.put("givenBack", counts.givenBack());
+        described.put("lost", counts.lost());
+        return described;
+    }
+
+    private static Map<String, Object> describe(LeaseState state) {
+        if (!state.held()) {
+            return Map.of("held", false);
+        }
+        Map<String, Object> described = new LinkedHashMap<>();
+        described.put("held", true);
+        described.put("left", state.left());
+        described.put("taken", state.taken());
+        described.put("endsInMillis", state.endsInMillis());
+        return described;
     }
 
     private static double seconds(Duration duration) {

@@ -18,7 +18,7 @@ import io.slidinglimiter.expression.PlanExpression;
  * @param charge what the call finally costs, evaluated when it ends; null when it costs its cost
  * @param plan the caller's plan, which chooses the quota; null when every call has the limit's own
  */
-public record LimitOperation(LimitRegistry.Handle limit, KeyExpression key, long constantCost, Expression cost,
+record LimitOperation(LimitRegistry.Handle limit, KeyExpression key, long constantCost, Expression cost,
         Expression condition, Expression charge, PlanExpression plan) {
 
     /** @return the limit's name */

@@ -7,7 +7,7 @@ import java.util.Map;
  * the call path: names are interned, and a compiled expression asks for its variables by constant
  * (interned) names, so a look-up is a scan of a few references before any {@code equals}.
  */
-public final class ParameterIndex {
+final class ParameterIndex {
 
     private final String[] names;
 

@@ -11,7 +11,7 @@ import java.util.List;
  * decided when it is subscribed to
  * @param charged whether a limit settles the call's cost once it ended
  */
-public record RateLimitedOperation(List<LimitOperation> limits,
+record RateLimitedOperation(List<LimitOperation> limits,
         ParameterIndex parameterIndex, boolean reactive, boolean charged) {
 
     public RateLimitedOperation {

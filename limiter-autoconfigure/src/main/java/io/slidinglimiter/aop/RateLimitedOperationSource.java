@@ -135,9 +135,9 @@ public final class RateLimitedOperationSource {
      */
     public RateLimitedOperation operationOfCall(Method method, Object target) {
         Class<?> runtimeClass = (target != null) ? target.getClass() : null;
-        Resolved[] known = this.byIdentity.get(method);
+        CallTable.Resolved[] known = this.byIdentity.get(method);
         if (known != null) {
-            for (Resolved resolved : known) {
+            for (CallTable.Resolved resolved : known) {
                 if (resolved.runtimeClass() == runtimeClass) {
                     return resolved.operation();
                 }
@@ -146,9 +146,9 @@ public final class RateLimitedOperationSource {
         RateLimitedOperation operation = resolveCached(method,
                 (target != null) ? AopUtils.getTargetClass(target) : null);
         synchronized (this) {
-            Resolved[] previous = this.byIdentity.get(method);
-            Resolved[] extended = (previous != null) ? Arrays.copyOf(previous, previous.length + 1) : new Resolved[1];
-            extended[extended.length - 1] = new Resolved(runtimeClass, operation);
+            CallTable.Resolved[] previous = this.byIdentity.get(method);
+            CallTable.Resolved[] extended = (previous != null) ? Arrays.copyOf(previous, previous.length + 1) : new CallTable.Resolved[1];
+            extended[extended.length - 1] = new CallTable.Resolved(runtimeClass, operation);
             this.byIdentity = this.byIdentity.with(method, extended);
         }
         return operation;
@@ -410,78 +410,6 @@ public final class RateLimitedOperationSource {
             }
         }
         return index;
-    }
-
-    /** A method's operation, for objects of one class. */
-    private record Resolved(Class<?> runtimeClass, RateLimitedOperation operation) {
-    }
-
-    /**
-     * Methods by identity, in an open-addressed table at most half full, hashed by the method's name
-     * (a String that keeps its hash) and parameter count rather than by identity hash: an
-     * {@code IdentityHashMap} here cost the annotated call about 7 ns more (BENCHMARKS.md).
-     * Immutable: a new method makes a new table.
-     */
-    private static final class CallTable {
-
-        static final CallTable EMPTY = new CallTable(new Method[2], new Resolved[2][]);
-
-        private final Method[] methods;
-
-        private final Resolved[][] resolved;
-
-        private CallTable(Method[] methods, Resolved[][] resolved) {
-            this.methods = methods;
-            this.resolved = resolved;
-        }
-
-        Resolved[] get(Method method) {
-            int mask = this.methods.length - 1;
-            for (int i = slot(method, mask); ; i = (i + 1) & mask) {
-                Method candidate = this.methods[i];
-                if (candidate == method) {
-                    return this.resolved[i];
-                }
-                if (candidate == null) {
-                    return null;
-                }
-            }
-        }
-
-        /** This table with {@code method} mapped to {@code operations}, at most half full. */
-        CallTable with(Method method, Resolved[] operations) {
-            int size = 1;
-            for (Method known : this.methods) {
-                if (known != null && known != method) {
-                    size++;
-                }
-            }
-            int capacity = Math.max(2, Integer.highestOneBit(size * 2 - 1) << 1);
-            CallTable table = new CallTable(new Method[capacity], new Resolved[capacity][]);
-            for (int i = 0; i < this.methods.length; i++) {
-                if (this.methods[i] != null && this.methods[i] != method) {
-                    table.put(this.methods[i], this.resolved[i]);
-                }
-            }
-            table.put(method, operations);
-            return table;
-        }
-
-        private void put(Method method, Resolved[] operations) {
-            int mask = this.methods.length - 1;
-            int i = slot(method, mask);
-            while (this.methods[i] != null) {
-                i = (i + 1) & mask;
-            }
-            this.methods[i] = method;
-            this.resolved[i] = operations;
-        }
-
-        private static int slot(Method method, int mask) {
-            int hash = method.getName().hashCode() * 31 + method.getParameterCount();
-            return (hash ^ (hash >>> 16)) & mask;
-        }
-
     }
 
     /** A method as start-up errors name it: {@code com.example.Orders.place(String, int)}. */

@@ -20,7 +20,7 @@ import io.slidinglimiter.annotation.RateLimits;
  * {@code toString}, {@code equals} and {@code hashCode} are never limited by a type-level
  * annotation: logging or putting a bean in a map must not use up a limit.
  */
-public final class RateLimitedPointcut extends StaticMethodMatcherPointcut {
+final class RateLimitedPointcut extends StaticMethodMatcherPointcut {
 
     @Override
     public boolean matches(Method method, Class<?> targetClass) {

@@ -19,10 +19,10 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
 import io.slidinglimiter.actuate.RateLimitersEndpoint;
-import io.slidinglimiter.actuate.RedisStatus;
 import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration.LimiterRedis;
 import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.redis.RedisStatus;
 
 /**
  * The {@code ratelimiters} Actuator endpoint, exposed like any endpoint, and the
@@ -75,9 +75,8 @@ public class LimiterActuatorAutoConfiguration {
                 Map<String, String> policies = new TreeMap<>();
                 properties.getLimits().keySet().stream()
                         .filter((name) -> ConfiguredLimits.backendOf(properties, name) == Backend.REDIS)
-                        .forEach((name) -> policies.put(name, limiterRedis.backend().policyOf(name).id()));
-                return new RateLimiterHealthIndicator(limiterRedis.runner(), limiterRedis.backend(),
-                        limiterRedis.defaultPolicy(), policies);
+                        .forEach((name) -> policies.put(name, limiterRedis.backend().status().policyOf(name).id()));
+                return new RateLimiterHealthIndicator(limiterRedis.backend().status(), policies);
             }
 
         }

@@ -3,7 +3,6 @@ package io.slidinglimiter.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -51,19 +50,19 @@ import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.config.LimitPropertyNames;
-import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.metrics.DecisionObservers;
 import io.slidinglimiter.redis.RedisLimitOverrides;
-import io.slidinglimiter.actuate.RedisStatus;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.RoutingBackend;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.redis.FailurePolicy;
+import io.slidinglimiter.redis.LeaseCounts;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
+import io.slidinglimiter.redis.RedisStatus;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 import io.slidinglimiter.redis.SentinelFollower;
 
@@ -109,6 +108,12 @@ public class LimiterRedisAutoConfiguration {
     RedisConnectionWarmup limiterRedisConnection(LettuceScriptRunner limiterRedisScriptRunner,
             LimiterProperties properties) {
         return new RedisConnectionWarmup(limiterRedisScriptRunner, properties.getRedis().getOnFailure());
+    }
+
+    /** What the Redis backend tells of itself, for the endpoint (which loads without Redis). */
+    @Bean
+    RedisStatus limiterRedisStatus(LimiterRedis limiterRedis) {
+        return limiterRedis.backend().status();
     }
 
     @Bean
@@ -216,10 +221,10 @@ public class LimiterRedisAutoConfiguration {
         SmartInitializingSingleton limiterLeaseMeters(ObjectProvider<MeterRegistry> meterRegistry,
                 LimiterRedis limiterRedis, LimitRegistry limitRegistry) {
             return () -> meterRegistry.ifAvailable((registry) -> limitRegistry.onRegistration((definition) -> {
-                if (!limiterRedis.backend().leases(definition)) {
+                if (!limiterRedis.backend().status().leases(definition)) {
                     return;
                 }
-                ResilientRedisBackend backend = limiterRedis.backend();
+                RedisStatus backend = limiterRedis.backend().status();
                 String name = definition.name();
                 leaseDecisions(registry, backend, name, "lease", (counts) -> counts.fromLease());
                 leaseDecisions(registry, backend, name, "redis", (counts) -> counts.fromRedis());
@@ -227,8 +232,8 @@ public class LimiterRedisAutoConfiguration {
         }
 
         /** Here, not in the outer class: its signature names Micrometer, which may be absent. */
-        private static void leaseDecisions(MeterRegistry registry, ResilientRedisBackend backend, String limitName,
-                String source, ToLongFunction<ResilientRedisBackend.LeaseCounts> count) {
+        private static void leaseDecisions(MeterRegistry registry, RedisStatus backend, String limitName,
+                String source, ToLongFunction<LeaseCounts> count) {
             FunctionCounter.builder("limiter.lease.decisions", backend,
                     (each) -> count.applyAsLong(each.leaseCounts(limitName)))
                     .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
@@ -301,52 +306,11 @@ public class LimiterRedisAutoConfiguration {
      * @param someLimitFailsClosed whether a limit overrides it with fail-closed
      */
     public record LimiterRedis(LettuceScriptRunner runner, ResilientRedisBackend backend, FailurePolicy defaultPolicy,
-            boolean someLimitFailsClosed) implements RedisStatus {
+            boolean someLimitFailsClosed) {
 
         /** @return whether an outage makes some limit reject calls */
         public boolean anyFailsClosed() {
             return this.someLimitFailsClosed || this.defaultPolicy == FailurePolicy.FAIL_CLOSED;
-        }
-
-        @Override
-        public boolean isFailing() {
-            return this.backend.isFailing();
-        }
-
-        @Override
-        public String lastFailure() {
-            return this.backend.lastFailure();
-        }
-
-        @Override
-        public boolean leases(LimitDefinition limit) {
-            return this.backend.leases(limit);
-        }
-
-        @Override
-        public Map<String, Long> leaseCounts(String limitName) {
-            ResilientRedisBackend.LeaseCounts counts = this.backend.leaseCounts(limitName);
-            Map<String, Long> described = new LinkedHashMap<>();
-            described.put("fromLease", counts.fromLease());
-            described.put("fromRedis", counts.fromRedis());
-            described.put("leasesTaken", counts.leasesTaken());
-            described.put("givenBack", counts.givenBack());
-            described.put("lost", counts.lost());
-            return described;
-        }
-
-        @Override
-        public Map<String, Object> leaseState(String limitName, String key) {
-            ResilientRedisBackend.LeaseState state = this.backend.leaseState(limitName, key);
-            if (!state.held()) {
-                return Map.of("held", false);
-            }
-            Map<String, Object> described = new LinkedHashMap<>();
-            described.put("held", true);
-            described.put("left", state.left());
-            described.put("taken", state.taken());
-            described.put("endsInMillis", state.endsInMillis());
-            return described;
         }
 
     }

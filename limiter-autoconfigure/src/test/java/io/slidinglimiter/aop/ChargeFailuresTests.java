@@ -20,7 +20,7 @@ import io.slidinglimiter.autoconfigure.LimiterAopAutoConfiguration;
 import io.slidinglimiter.autoconfigure.LimiterAutoConfiguration;
 import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration;
 import io.slidinglimiter.core.LimitRegistry;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

@@ -15,7 +15,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.autoconfigure.LimiterAopAutoConfiguration;
 import io.slidinglimiter.autoconfigure.LimiterAutoConfiguration;
-import io.slidinglimiter.core.ThreadAllocation;
+import io.slidinglimiter.testsupport.ThreadAllocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -24,14 +24,14 @@ import org.springframework.context.annotation.Configuration;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.annotation.RateLimited;
-import io.slidinglimiter.core.ConcurrentCalls;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.ManualTimeSource;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.RoutingBackend;
 import io.slidinglimiter.local.LocalBackend;
-import io.slidinglimiter.redis.RedisClusterServers;
-import io.slidinglimiter.redis.RedisSentinelServers;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.testsupport.RedisClusterServers;
+import io.slidinglimiter.testsupport.RedisSentinelServers;
+import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -92,7 +92,7 @@ class LimiterRedisAutoConfigurationTests {
                         Thread sleeper = new Thread(() -> sentinel.master().stall(8));
                         sleeper.start();
                         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                        while (replicaScriptCalls(sentinel) == 0 || redis.backend().isCircuitOpen()) {
+                        while (replicaScriptCalls(sentinel) == 0 || redis.backend().status().isCircuitOpen()) {
                             assertThat(System.nanoTime()).as("decisions reach the promoted replica").isLessThan(deadline);
                             limiters.tryAcquire("shared", "k");
                             Thread.sleep(20);
@@ -134,9 +134,9 @@ class LimiterRedisAutoConfigurationTests {
                             if (promotedAt == 0 && RedisClusterServers.isMaster(promoted)) {
                                 promotedAt = System.nanoTime();
                             }
-                            long fallbacks = redis.backend().fallbackDecisions();
+                            long fallbacks = redis.backend().status().fallbackDecisions();
                             limiters.tryAcquire("shared", key);
-                            if (promotedAt != 0 && redis.backend().fallbackDecisions() == fallbacks) {
+                            if (promotedAt != 0 && redis.backend().status().fallbackDecisions() == fallbacks) {
                                 decidedAt = System.nanoTime();
                             }
                             Thread.sleep(10);
@@ -183,17 +183,17 @@ class LimiterRedisAutoConfigurationTests {
                         while (decidedAt == 0) {
                             assertThat(System.nanoTime()).as("decisions reach the promoted replica").isLessThan(deadline);
                             for (String key : healthy) {
-                                long fallbacks = redis.backend().fallbackDecisions();
+                                long fallbacks = redis.backend().status().fallbackDecisions();
                                 limiters.tryAcquire("shared", key);
                                 healthyDecisions++;
-                                healthyFallbacks += (int) (redis.backend().fallbackDecisions() - fallbacks);
+                                healthyFallbacks += (int) (redis.backend().status().fallbackDecisions() - fallbacks);
                             }
                             if (promotedAt == 0 && RedisClusterServers.isMaster(promoted)) {
                                 promotedAt = System.nanoTime();
                             }
-                            long fallbacks = redis.backend().fallbackDecisions();
+                            long fallbacks = redis.backend().status().fallbackDecisions();
                             admittedSick += limiters.tryAcquire("few", sick).allowed() ? 1 : 0;
-                            if (promotedAt != 0 && redis.backend().fallbackDecisions() == fallbacks) {
+                            if (promotedAt != 0 && redis.backend().status().fallbackDecisions() == fallbacks) {
                                 decidedAt = System.nanoTime();
                             }
                             Thread.sleep(10);
@@ -210,7 +210,7 @@ class LimiterRedisAutoConfigurationTests {
                             assertThat(limiters.tryAcquire("few", sick).allowed()).as("after the old master woke")
                                     .isTrue();
                             admittedSick++;
-                            assertThat(redis.backend().isCircuitOpen()).isFalse();
+                            assertThat(redis.backend().status().isCircuitOpen()).isFalse();
                         }
                         assertThat(stalled.scriptCalls()).as("scripts the demoted master ran after it woke")
                                 .isEqualTo(ranOnceAwake);
@@ -276,7 +276,7 @@ class LimiterRedisAutoConfigurationTests {
         runner.run((first) -> runner.run((second) -> {
             RateLimiters[] instances = { first.getBean(RateLimiters.class), second.getBean(RateLimiters.class) };
             ConcurrentCalls calls = ConcurrentCalls.run(32, 70 * keys.size(),
-                    (thread, i) -> instances[thread % 2].tryAcquire("shared", keys.get(i % keys.size())));
+                    (thread, i) -> instances[thread % 2].tryAcquire("shared", keys.get(i % keys.size())).allowed());
             assertThat(calls.admitted()).hasValue(1000 * keys.size());
         }));
     }

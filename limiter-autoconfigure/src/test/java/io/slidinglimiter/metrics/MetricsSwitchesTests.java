@@ -16,7 +16,7 @@ import io.micrometer.core.instrument.Timer;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.autoconfigure.FailureAnalysisAccess;
 import io.slidinglimiter.core.RateLimitBackend;
-import io.slidinglimiter.core.ThreadAllocation;
+import io.slidinglimiter.testsupport.ThreadAllocation;
 import io.slidinglimiter.core.TimedBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;

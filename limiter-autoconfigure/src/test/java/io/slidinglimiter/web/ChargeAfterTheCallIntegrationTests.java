@@ -23,6 +23,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.core.ManualTimeSource;
+import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,7 +41,7 @@ class ChargeAfterTheCallIntegrationTests {
             "limiter.http.rules[0].charge=#status == 404 ? 1 : 0" };
 
     @RegisterExtension
-    static final TestRedis redis = new TestRedis();
+    static final RedisExtension redis = RedisExtension.perClassKeepingData();
 
     @Test
     void onTheLocalBackend() throws Exception {
@@ -57,7 +58,7 @@ class ChargeAfterTheCallIntegrationTests {
     @Test
     void onOneRedisSharedByTwoInstances() throws Exception {
         redis.server().call((connection) -> connection.flushall());
-        String[] onRedis = redis.properties();
+        String[] onRedis = redis.limiterProperties();
         try (ConfigurableApplicationContext first = start(onRedis);
                 ConfigurableApplicationContext second = start(onRedis)) {
             failedLoginsAloneCount(LocalHttp.of(first), LocalHttp.of(second));

@@ -14,6 +14,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LeasesIntegrationTests {
 
     @RegisterExtension
-    static final TestRedis redis = new TestRedis();
+    static final RedisExtension redis = RedisExtension.perClassKeepingData();
 
     @Test
     void aBusyEndpointIsDecidedFromLeasesWithExactHeaders() throws Exception {
@@ -88,7 +89,7 @@ class LeasesIntegrationTests {
 
     private static ConfigurableApplicationContext start(String... more) {
         redis.server().call((commands) -> commands.flushall());
-        List<String> properties = new java.util.ArrayList<>(List.of(redis.properties()));
+        List<String> properties = new java.util.ArrayList<>(List.of(redis.limiterProperties()));
         properties.addAll(List.of("management.endpoints.web.exposure.include=ratelimiters,metrics",
                 "limiter.limits.hot.limit=250", "limiter.limits.hot.window=1m", "limiter.limits.hot.sub-windows=1",
                 "limiter.limits.plain.limit=250", "limiter.limits.plain.window=1m"));

@@ -21,6 +21,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LiveChangesHttpTests {
 
     @RegisterExtension
-    static final TestRedis redis = new TestRedis();
+    static final RedisExtension redis = RedisExtension.perClassKeepingData();
 
     @TempDir
     Path config;
@@ -49,7 +50,7 @@ class LiveChangesHttpTests {
 
     @Test
     void onRedis(CapturedOutput output) throws Exception {
-        try (ConfigurableApplicationContext context = start(redis.properties())) {
+        try (ConfigurableApplicationContext context = start(redis.limiterProperties())) {
             changesApplyOnRefresh(LocalHttp.of(context), output);
         }
     }

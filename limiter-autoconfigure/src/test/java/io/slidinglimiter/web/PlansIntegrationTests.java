@@ -20,6 +20,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PlansIntegrationTests {
 
     @RegisterExtension
-    static final TestRedis redis = new TestRedis();
+    static final RedisExtension redis = RedisExtension.perClassKeepingData();
 
     @Test
     void onTheLocalBackend(CapturedOutput output) throws Exception {
@@ -44,7 +45,7 @@ class PlansIntegrationTests {
 
     @Test
     void onRedis(CapturedOutput output) throws Exception {
-        try (ConfigurableApplicationContext context = start(redis.properties())) {
+        try (ConfigurableApplicationContext context = start(redis.limiterProperties())) {
             eachCallIsComparedWithItsPlansQuota(LocalHttp.of(context), context.getBean(RateLimiters.class), output);
         }
     }

@@ -26,6 +26,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisOverloadHttpTests {
 
     @RegisterExtension
-    static final TestRedis redis = new TestRedis();
+    static final RedisExtension redis = RedisExtension.perClassKeepingData();
 
     /** Callers at once: far more than this machine's cores, as wrk's -c200 in the trial. */
     private static final int CALLERS = 200;
@@ -52,7 +53,7 @@ class RedisOverloadHttpTests {
     @Test
     void anOverloadedApplicationKeepsItsDecisionsInRedis() throws Exception {
         try (ConfigurableApplicationContext context = LocalHttp.start(OverloadApplication.class,
-                List.of(redis.properties()))) {
+                List.of(redis.limiterProperties()))) {
             LocalHttp http = LocalHttp.of(context);
             assertThat(http.get("/work?user=warm").statusCode()).isEqualTo(200);
             redis.server().call((commands) -> commands.configResetstat());
@@ -93,7 +94,7 @@ class RedisOverloadHttpTests {
     @Test
     void withRedisUpTheStartAndTheStopLogNoWarning(CapturedOutput output) throws Exception {
         try (ConfigurableApplicationContext context = LocalHttp.start(OverloadApplication.class,
-                List.of(redis.properties()))) {
+                List.of(redis.limiterProperties()))) {
             LocalHttp http = LocalHttp.of(context);
             for (int i = 0; i < 5; i++) {
                 assertThat(http.get("/work?user=alice").statusCode()).isEqualTo(200);

@@ -15,6 +15,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ShadowModeIntegrationTests {
 
     @RegisterExtension
-    static final TestRedis redis = new TestRedis();
+    static final RedisExtension redis = RedisExtension.perClassKeepingData();
 
     @Test
     void onTheLocalBackend() throws Exception {
@@ -37,7 +38,7 @@ class ShadowModeIntegrationTests {
 
     @Test
     void onRedis() throws Exception {
-        try (ConfigurableApplicationContext context = start(redis.properties())) {
+        try (ConfigurableApplicationContext context = start(redis.limiterProperties())) {
             shadowLimitsNeverRejectAndCountWhatTheyWouldHave(LocalHttp.of(context));
         }
     }

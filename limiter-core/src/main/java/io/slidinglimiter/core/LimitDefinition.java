@@ -93,7 +93,16 @@ public record LimitDefinition(String name, long limit, Duration window, int subW
         checkGeometry(subject, window.toMillis(), subWindows);
     }
 
-    static void checkGeometry(String subject, long windowMillis, int subWindows) {
+    /**
+     * Refuses a window and sub-windows that no counter can keep: a window not positive or longer
+     * than {@link #MAX_WINDOW}, sub-windows out of range or not cutting the window into whole
+     * milliseconds.
+     * @param subject what the geometry is of, for the message
+     * @param windowMillis the window
+     * @param subWindows the sub-windows
+     * @throws InvalidLimitException naming the field at fault
+     */
+    public static void checkGeometry(String subject, long windowMillis, int subWindows) {
         if (windowMillis <= 0) {
             throw new InvalidLimitException(Field.WINDOW,
                     subject + ": window must be positive but was " + windowMillis + "ms");

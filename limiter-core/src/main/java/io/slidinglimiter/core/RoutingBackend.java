@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 import io.slidinglimiter.Decision;
+import io.slidinglimiter.internal.SplitDecision;
 
 /**
  * Sends each limit to the backend that holds its counters: a named limit to its own backend, any

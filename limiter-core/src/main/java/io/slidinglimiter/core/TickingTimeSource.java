@@ -60,6 +60,9 @@ final class TickingTimeSource implements TimeSource {
 
     private final boolean threaded;
 
+    /** Whether one read in {@value #SAMPLED_READS} goes to the clock while the thread ticks; off only for model checking. */
+    private final boolean sampled;
+
     /** The newest time read from the clock by anyone. */
     private volatile long millis;
 
@@ -86,9 +89,22 @@ final class TickingTimeSource implements TimeSource {
      * @param threaded whether a read wakes a thread of its own; without, tests drive {@link #tick()}
      */
     TickingTimeSource(TimeSource clock, int idleTicks, boolean threaded) {
+        this(clock, idleTicks, threaded, true);
+    }
+
+    /**
+     * Creates a clock whose reads while ticking may all be served from the field: a deterministic
+     * clock for model checking, which cannot replay a random choice.
+     * @param clock the underlying clock
+     * @param idleTicks the ticks without a read after which the thread parks
+     * @param threaded whether a read wakes a thread of its own
+     * @param sampled whether one read in {@value #SAMPLED_READS} goes to the clock while ticking
+     */
+    TickingTimeSource(TimeSource clock, int idleTicks, boolean threaded, boolean sampled) {
         this.clock = clock;
         this.idleTicks = idleTicks;
         this.threaded = threaded;
+        this.sampled = sampled;
         this.millis = clock.currentTimeMillis();
     }
 
@@ -98,7 +114,7 @@ final class TickingTimeSource implements TimeSource {
             if (!this.read) {
                 this.read = true;
             }
-            if ((ThreadLocalRandom.current().nextInt() & (SAMPLED_READS - 1)) != 0) {
+            if (!this.sampled || (ThreadLocalRandom.current().nextInt() & (SAMPLED_READS - 1)) != 0) {
                 return this.millis;
             }
             return raiseTo(this.clock.currentTimeMillis());

@@ -4,22 +4,17 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongFunction;
 
 import io.slidinglimiter.Decision;
-import io.slidinglimiter.core.CounterKeys;
-import io.slidinglimiter.core.CounterMemory;
+import io.slidinglimiter.internal.CounterKeys;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
-import io.slidinglimiter.core.OverflowSketch;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
-import io.slidinglimiter.core.WindowCounter;
 
 /**
  * In-process counters, one per (limit name, key), for a single application instance.
@@ -67,9 +62,6 @@ public class LocalBackend implements RateLimitBackend {
     /** This backend's use of its clock, which keeps the ticking clock's thread running until {@link #close()}. */
     private final TimeSource.Registration clockRegistration;
 
-    private final long maxKeys;
-
-    private final long maxBytes;
 
     private final Map<String, LimitCounters> limits = new ConcurrentHashMap<>();
 
@@ -82,9 +74,8 @@ public class LocalBackend implements RateLimitBackend {
 
     private final Object nearLock = new Object();
 
-    private final AtomicLong liveCounters = new AtomicLong();
-
-    private final AtomicLong liveBytes = new AtomicLong();
+    /** The live counters and their estimated bytes, within the bounds. */
+    private final CounterBudget budget;
 
     private final LongAdder overflowDecisions = new LongAdder();
 
@@ -125,8 +116,7 @@ public class LocalBackend implements RateLimitBackend {
         }
         this.timeSource = timeSource;
         this.clockRegistration = timeSource.register();
-        this.maxKeys = maxKeys;
-        this.maxBytes = maxBytes;
+        this.budget = new CounterBudget(maxKeys, maxBytes);
         long now = timeSource.currentTimeMillis();
         this.nextIdleSweepMillis = now + IDLE_SWEEP_MILLIS;
     }
@@ -315,7 +305,7 @@ public class LocalBackend implements RateLimitBackend {
      */
     public long liveCounters() {
         sweep(this.timeSource.currentTimeMillis(), true);
-        return this.liveCounters.get();
+        return this.budget.liveCounters();
     }
 
     /**
@@ -323,7 +313,7 @@ public class LocalBackend implements RateLimitBackend {
      * @return the estimate, at most {@code maxBytes}
      */
     public long liveBytes() {
-        return this.liveBytes.get();
+        return this.budget.liveBytes();
     }
 
     /**
@@ -369,7 +359,7 @@ public class LocalBackend implements RateLimitBackend {
                 if (created != null) {
                     return created;
                 }
-                release(weight);
+                this.budget.releaseCounter(weight);
                 if (counters.isDrained()) {
                     // The limit's window changed meanwhile: its new counters are elsewhere.
                     continue;
@@ -408,7 +398,7 @@ public class LocalBackend implements RateLimitBackend {
                 return existing;
             }
             replacedAndCreated[0] = existing;
-            replacedAndCreated[1] = new LimitCounters(limit, this.counterMemory);
+            replacedAndCreated[1] = new LimitCounters(limit, this.budget);
             return replacedAndCreated[1];
         });
         if (replacedAndCreated[0] != null) {
@@ -451,7 +441,7 @@ public class LocalBackend implements RateLimitBackend {
             map.forEach((key, counter) -> {
                 counter.discard();
                 if (map.remove(key, counter)) {
-                    release(counters.weightOf(key) + counter.extraBytes());
+                    this.budget.releaseCounter(counters.weightOf(key) + counter.extraBytes());
                 }
             });
         }
@@ -462,51 +452,15 @@ public class LocalBackend implements RateLimitBackend {
         if (nowMillis >= this.nextIdleSweepMillis) {
             sweep(nowMillis, false);
         }
-        if (tryReserve(weight)) {
+        if (this.budget.tryAddCounter(weight)) {
             return true;
         }
         if (nowMillis >= this.nextFullSweepMillis) {
             sweep(nowMillis, false);
-            return tryReserve(weight);
+            return this.budget.tryAddCounter(weight);
         }
         return false;
     }
-
-    private boolean tryReserve(long weight) {
-        if (this.liveCounters.incrementAndGet() > this.maxKeys) {
-            this.liveCounters.decrementAndGet();
-            return false;
-        }
-        if (this.liveBytes.addAndGet(weight) > this.maxBytes) {
-            release(weight);
-            return false;
-        }
-        return true;
-    }
-
-    private void release(long weight) {
-        this.liveCounters.decrementAndGet();
-        this.liveBytes.addAndGet(-weight);
-    }
-
-    /** Room for counters that grow (sliding logs), within the same bound on bytes. */
-    private final CounterMemory counterMemory = new CounterMemory() {
-
-        @Override
-        public boolean tryReserve(long bytes) {
-            if (LocalBackend.this.liveBytes.addAndGet(bytes) > LocalBackend.this.maxBytes) {
-                LocalBackend.this.liveBytes.addAndGet(-bytes);
-                return false;
-            }
-            return true;
-        }
-
-        @Override
-        public void release(long bytes) {
-            LocalBackend.this.liveBytes.addAndGet(-bytes);
-        }
-
-    };
 
     /** Drops the counters that hold nothing; one thread at a time, the others go on deciding. */
     private void sweep(long nowMillis, boolean wait) {
@@ -523,7 +477,7 @@ public class LocalBackend implements RateLimitBackend {
                 for (Map<String, WindowCounter> map : List.of(counters.counters, counters.digests)) {
                     map.forEach((key, counter) -> {
                         if (counter.retireIfEmpty(nowMillis) && map.remove(key, counter)) {
-                            release(counters.weightOf(key) + counter.extraBytes());
+                            this.budget.releaseCounter(counters.weightOf(key) + counter.extraBytes());
                         }
                     });
                 }
@@ -532,94 +486,6 @@ public class LocalBackend implements RateLimitBackend {
         finally {
             this.sweepLock.unlock();
         }
-    }
-
-    /** One limit's counters, all of one geometry, with the sketch for keys that find no room. */
-    private static final class LimitCounters {
-
-        /** A counter's fixed cost beyond its arrays: object headers, fields, lock, map entry. */
-        private static final long COUNTER_OVERHEAD_BYTES = 160;
-
-        /** A key's cost beyond its characters: the String object and its array header. */
-        private static final long KEY_OVERHEAD_BYTES = 40;
-
-        /** The limit's name, as the definition that created these counters holds it. */
-        private final String name;
-
-        /** Set, under the backend's {@code nearLock}, when these counters may no longer be near ones. */
-        private boolean leftNear;
-
-        /** Counters by key, for keys of at most {@value CounterKeys#MAX_KEY_BYTES} UTF-8 bytes. */
-        private final Map<String, WindowCounter> counters = new ConcurrentHashMap<>();
-
-        /** Counters of longer keys, by {@linkplain CounterKeys#digest(String) digest}. */
-        private final Map<String, WindowCounter> digests = new ConcurrentHashMap<>();
-
-        private final OverflowSketch sketch;
-
-        private final LongFunction<WindowCounter> factory;
-
-        private final long counterBytes;
-
-        /** Set, under the sketch's monitor, when the limit's window changed: no counter is added any more. */
-        private boolean drained;
-
-        LimitCounters(LimitDefinition geometry, CounterMemory memory) {
-            this.name = geometry.name();
-            this.factory = WindowCounter.factory(geometry, memory);
-            this.sketch = new OverflowSketch(geometry);
-            this.counterBytes = COUNTER_OVERHEAD_BYTES + WindowCounter.initialArrayBytes(geometry);
-        }
-
-        boolean countsFor(LimitDefinition definition) {
-            return this.sketch.countsFor(definition);
-        }
-
-        void markDrained() {
-            synchronized (this.sketch) {
-                this.drained = true;
-            }
-        }
-
-        boolean isDrained() {
-            synchronized (this.sketch) {
-                return this.drained;
-            }
-        }
-
-        long weightOf(String key) {
-            return this.counterBytes + KEY_OVERHEAD_BYTES + 2L * key.length();
-        }
-
-        /**
-         * A new counter for {@code key}, unless the key has counts in the sketch (starting from zero
-         * would forget them) or another thread created one first.
-         * @return the counter this call created, or null
-         */
-        WindowCounter createIfSketchIsEmpty(StoredKey stored, long nowMillis) {
-            WindowCounter[] created = new WindowCounter[1];
-            this.sketch.whenEmptyFor(stored.key(), stored.isDigest(), nowMillis, () -> {
-                // Under the sketch's monitor, as the drain's mark: a drained limit gets no new counter.
-                if (!this.drained) {
-                    stored.map().computeIfAbsent(stored.key(), (ignored) -> created[0] = this.factory.apply(nowMillis));
-                }
-            });
-            return created[0];
-        }
-
-    }
-
-    /**
-     * Where a key's counter is kept: the key itself in the map of short keys, or its digest in the
-     * other ({@code isDigest}).
-     */
-    private record StoredKey(Map<String, WindowCounter> map, String key, boolean isDigest) {
-
-        static StoredKey of(LimitCounters counters, String key) {
-            return CounterKeys.fits(key) ? new StoredKey(counters.counters, key, false)
-                    : new StoredKey(counters.digests, CounterKeys.digest(key), true);
-        }
-
     }
 
 }

@@ -6,13 +6,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
 import io.slidinglimiter.Decision;
@@ -47,16 +47,13 @@ import io.slidinglimiter.core.TimeSource;
 final class Leases implements AutoCloseable {
 
     /** The longest a lease lives: a reset or a limit change made on another instance ends it by then. */
-    static final long MAX_LEASE_MILLIS = ResilientRedisBackend.DENIAL_CACHE_MILLIS;
+    static final long MAX_LEASE_MILLIS = HeldLease.MAX_LEASE_MILLIS;
 
     /** A lease ends this much before its sub-window: Redis rounds its time down, this clock may lag a tick. */
-    static final long MARGIN_MILLIS = 2;
+    static final long MARGIN_MILLIS = HeldLease.MARGIN_MILLIS;
 
     /** How often leases that ended without traffic are given back. */
     static final long SWEEP_MILLIS = 50;
-
-    /** The shortest span a rate is measured over: two calls a microsecond apart are not a million a second. */
-    static final long MIN_RATE_SPAN_MILLIS = 5;
 
     private final RedisBackend redis;
 
@@ -75,8 +72,8 @@ final class Leases implements AutoCloseable {
     /** Once closed, no lease is taken: the instance is stopping. */
     private volatile boolean closed;
 
-    private static final AtomicReferenceFieldUpdater<Holder, CompletableFuture> TAKING = AtomicReferenceFieldUpdater
-            .newUpdater(Holder.class, CompletableFuture.class, "taking");
+    private static final AtomicReferenceFieldUpdater<Holder, CompletableFuture> IN_FLIGHT = AtomicReferenceFieldUpdater
+            .newUpdater(Holder.class, CompletableFuture.class, "inFlight");
 
     /**
      * @param redis takes and gives back leases
@@ -122,7 +119,7 @@ final class Leases implements AutoCloseable {
      */
     Decisions admit(LimitDefinition limit, String key, long cost) {
         Holder holder = this.holders.get(new Key(limit.name(), key));
-        Lease lease = (holder != null) ? holder.lease : null;
+        HeldLease lease = (holder != null) ? holder.lease : null;
         if (lease == null) {
             return null;
         }
@@ -152,20 +149,78 @@ final class Leases implements AutoCloseable {
         Decisions admitted = new Decisions(true, List.of(new Decision(true, limit.limit(),
                 lease.redisRemaining + left - cost, 0, Math.max(0, lease.resetAtMillis - nowMillis))),
                 lease.grant.decidedAtMillis());
-        if (left - cost < lease.lowWater && holder.taking == null) {
+        if (left - cost < lease.lowWater && holder.inFlight == null) {
             topUp(holder, lease, limit, key);
         }
         return admitted;
     }
 
     /**
-     * Claims the taking of a key's next lease for this thread.
+     * The lease side of a call that the key's lease could not admit (past the denial cache and the
+     * breaker): this thread takes the key's next lease from Redis, or, while another thread takes
+     * it, the call waits for that one and is admitted from it. One path for both kinds of caller:
+     * with {@code blocking} null everything happens on this thread, and the stage returned is
+     * complete; otherwise nothing blocks a thread.
      * @param limit the definition in force
      * @param key the counter key
-     * @return the holder to pass to {@link #wanted} and then {@link #taken} or {@link #notTaken}; null
-     * when another thread is taking one, or too many keys hold leases: decide in Redis as without leases
+     * @param cost the call's permits
+     * @param sentAtMillis when the call started, on this instance's clock
+     * @param route the key's route in Redis
+     * @param blocking null to call Redis and wait on this thread; else where a runner without an
+     * asynchronous API waits
+     * @return what became of the call; null when neither applies (another thread is taking nothing
+     * and this one cannot take, e.g. too many keys hold leases): decide in Redis as without leases
      */
-    Holder claim(LimitDefinition limit, String key) {
+    CompletionStage<LeaseStep> next(LimitDefinition limit, String key, long cost, long sentAtMillis,
+            RedisBackend.Route route, Executor blocking) {
+        Holder holder = claim(limit, key);
+        if (holder != null) {
+            CompletionStage<LeaseGrant> grant;
+            try {
+                grant = this.redis.lease(route, limit, cost, wanted(holder, limit, cost), blocking);
+            }
+            catch (RuntimeException ex) {
+                grant = CompletableFuture.failedFuture(ex);
+            }
+            return grant.handle((granted, failure) -> {
+                if (failure != null) {
+                    released(holder);
+                    return new LeaseStep.NotGranted(RedisBackendException.of(failure));
+                }
+                return new LeaseStep.Granted(install(holder, limit, key, granted, cost, sentAtMillis),
+                        granted.decidedAtMillis());
+            });
+        }
+        Holder taking = this.holders.get(new Key(limit.name(), key));
+        CompletableFuture<Void> inFlight = (taking != null) ? taking.inFlight : null;
+        if (inFlight == null) {
+            return null;
+        }
+        if (blocking == null) {
+            awaitBriefly(inFlight);
+            return CompletableFuture.completedFuture(new LeaseStep.Waited(admit(limit, key, cost)));
+        }
+        return inFlight.handle((ignored, failure) -> new LeaseStep.Waited(admit(limit, key, cost)));
+    }
+
+    /** Waits for another thread's lease, which its runner's wait bounds, and at most a lease's lifetime. */
+    private static void awaitBriefly(CompletableFuture<Void> inFlight) {
+        try {
+            inFlight.get(MAX_LEASE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            // Decided in Redis, as without leases.
+        }
+    }
+
+    /**
+     * Claims the taking of a key's next lease for this thread.
+     * @return the holder, or null when another thread is taking one, or too many keys hold leases
+     */
+    private Holder claim(LimitDefinition limit, String key) {
         if (this.closed) {
             return null;
         }
@@ -178,56 +233,21 @@ final class Leases implements AutoCloseable {
             holder = this.holders.computeIfAbsent(id, (ignored) -> new Holder(id, statisticsOf(limit.name()),
                     this.timeSource.currentTimeMillis()));
         }
-        return TAKING.compareAndSet(holder, null, new CompletableFuture<Void>()) ? holder : null;
+        return IN_FLIGHT.compareAndSet(holder, null, new CompletableFuture<Void>()) ? holder : null;
     }
 
-    /**
-     * The key's lease being taken by another thread now, to wait for instead of deciding in Redis:
-     * it completes when Redis answered or failed (within the runner's timeout).
-     * @param limit the definition in force
-     * @param key the counter key
-     * @return the taking, or null when none is in flight
-     */
-    CompletableFuture<Void> taking(LimitDefinition limit, String key) {
-        Holder holder = this.holders.get(new Key(limit.name(), key));
-        return (holder != null) ? holder.taking : null;
-    }
-
-    /**
-     * The permits to ask Redis for, the call's cost included: the cost plus what this instance's
-     * rate for the key (measured over its previous lease) admits until the next lease would end.
-     * @param holder the claimed holder
-     * @param limit the definition in force
-     * @param cost the call's permits
-     * @return at least {@code cost}
-     */
-    long wanted(Holder holder, LimitDefinition limit, long cost) {
-        long nowMillis = this.timeSource.currentTimeMillis();
-        Lease previous = holder.lease;
-        if (previous == null) {
-            return cost;
-        }
-        long used = previous.taken - previous.returned - Math.max(0, previous.left.get());
-        double perMilli = (double) used / Math.max(MIN_RATE_SPAN_MILLIS, nowMillis - previous.sentAtMillis);
-        // Redis's time now, from the offset the previous lease showed; the next lease ends with its sub-window.
-        long redisNow = nowMillis + previous.redisOffsetMillis;
-        long slotMillis = limit.windowMillis() / limit.subWindows();
-        long lifetime = Math.min(MAX_LEASE_MILLIS, (redisNow / slotMillis + 1) * slotMillis - redisNow);
-        double more = Math.ceil(perMilli * lifetime);
-        return (more >= limit.limit()) ? limit.limit() : Math.max(cost, cost + (long) more);
+    /** The permits to ask Redis for, the call's cost included; at least {@code cost}. */
+    private long wanted(Holder holder, LimitDefinition limit, long cost) {
+        HeldLease previous = holder.lease;
+        return (previous != null) ? previous.nextSize(limit, cost, this.timeSource.currentTimeMillis()) : cost;
     }
 
     /**
      * Installs what Redis gave: the previous lease's rest is given back, the new one serves calls.
-     * @param holder the claimed holder
-     * @param limit the definition it was taken under
-     * @param key the counter key
-     * @param grant Redis's reply
-     * @param cost the call's permits
-     * @param sentAtMillis when the call was sent, on this instance's clock
+     * The claim is released.
      * @return the call's decision, its remaining counting the lease's permits as not used
      */
-    Decision taken(Holder holder, LimitDefinition limit, String key, RedisBackend.Lease grant, long cost,
+    private Decision install(Holder holder, LimitDefinition limit, String key, LeaseGrant grant, long cost,
             long sentAtMillis) {
         holder.statistics.fromRedis.increment();
         Decision decision = grant.decision();
@@ -236,9 +256,9 @@ final class Leases implements AutoCloseable {
         }
         else {
             long spare = grant.taken() - cost;
-            install(holder, limit, key, grant, spare, sentAtMillis);
+            replace(holder, limit, key, grant, spare, sentAtMillis);
             if (spare > 0) {
-                holder.statistics.taken.increment();
+                holder.statistics.leasesTaken.increment();
                 decision = new Decision(true, decision.limit(), decision.remaining() + spare, 0,
                         decision.resetAfterMillis());
             }
@@ -252,8 +272,8 @@ final class Leases implements AutoCloseable {
      * admitted from what is left: permits taken in the lease's sub-window join it; taken in the next
      * one, they are the key's next lease. Calls that find the lease spent meanwhile wait for it.
      */
-    private void topUp(Holder holder, Lease lease, LimitDefinition limit, String key) {
-        if (this.closed || !TAKING.compareAndSet(holder, null, new CompletableFuture<Void>())) {
+    private void topUp(Holder holder, HeldLease lease, LimitDefinition limit, String key) {
+        if (this.closed || !IN_FLIGHT.compareAndSet(holder, null, new CompletableFuture<Void>())) {
             return;
         }
         long wanted = wanted(holder, limit, 0);
@@ -262,9 +282,9 @@ final class Leases implements AutoCloseable {
             return;
         }
         long sentAtMillis = this.timeSource.currentTimeMillis();
-        CompletionStage<RedisBackend.Lease> grant;
+        CompletionStage<LeaseGrant> grant;
         try {
-            grant = this.redis.leaseAsync(limit, key, 0, wanted, Runnable::run);
+            grant = this.redis.lease(this.redis.route(limit, key), limit, 0, wanted, Runnable::run);
         }
         catch (RuntimeException ex) {
             released(holder);
@@ -282,63 +302,41 @@ final class Leases implements AutoCloseable {
         });
     }
 
-    private void toppedUp(Holder holder, Lease lease, LimitDefinition limit, String key, RedisBackend.Lease grant,
+    private void toppedUp(Holder holder, HeldLease lease, LimitDefinition limit, String key, LeaseGrant grant,
             long sentAtMillis) {
-        holder.statistics.taken.increment();
-        long slotMillis = limit.windowMillis() / limit.subWindows();
-        boolean sameSubWindow = grant.decidedAtMillis() / slotMillis == lease.grant.decidedAtMillis() / slotMillis
-                && grant.counterCreatedAtMillis() == lease.grant.counterCreatedAtMillis()
-                && lease.definition.equals(limit) && holder.lease == lease
-                && this.timeSource.currentTimeMillis() < lease.validUntilMillis;
-        if (sameSubWindow) {
-            lease.redisRemaining = grant.decision().remaining();
-            lease.taken += grant.taken();
-            lease.left.addAndGet(grant.taken());
+        holder.statistics.leasesTaken.increment();
+        if (holder.lease == lease && lease.joins(grant, limit, this.timeSource.currentTimeMillis())) {
             return;
         }
-        install(holder, limit, key, grant, grant.taken(), sentAtMillis);
+        replace(holder, limit, key, grant, grant.taken(), sentAtMillis);
     }
 
     /** The key's next lease: what the current one did not admit is given back. */
-    private void install(Holder holder, LimitDefinition limit, String key, RedisBackend.Lease grant, long spare,
+    private void replace(Holder holder, LimitDefinition limit, String key, LeaseGrant grant, long spare,
             long sentAtMillis) {
         endCurrent(holder);
-        holder.lease = new Lease(limit, key, grant, spare, validUntil(grant, sentAtMillis),
+        holder.lease = new HeldLease(limit, key, grant, spare, HeldLease.validUntil(grant, sentAtMillis),
                 grant.decision().remaining(), sentAtMillis + grant.decision().resetAfterMillis(), sentAtMillis);
     }
 
     private void endCurrent(Holder holder) {
-        Lease current = holder.lease;
+        HeldLease current = holder.lease;
         if (current != null) {
             end(holder, current);
         }
     }
 
-    /** Until when a lease may admit, on this instance's clock: before its sub-window ends, at most a second. */
-    private static long validUntil(RedisBackend.Lease grant, long sentAtMillis) {
-        return Math.min(sentAtMillis + MAX_LEASE_MILLIS,
-                sentAtMillis + grant.subWindowEndMillis() - grant.decidedAtMillis() - MARGIN_MILLIS);
-    }
-
-    /**
-     * Releases a claim that took nothing (Redis failed): the failure policy decides.
-     * @param holder the claimed holder
-     */
-    void notTaken(Holder holder) {
-        released(holder);
-    }
-
     private static void released(Holder holder) {
-        CompletableFuture<Void> taking = holder.taking;
-        holder.taking = null;
-        taking.complete(null);
+        CompletableFuture<Void> inFlight = holder.inFlight;
+        holder.inFlight = null;
+        inFlight.complete(null);
     }
 
     /**
      * Counts a decision of a leasing limit that Redis took as without leases.
      * @param limit the limit
      */
-    void decidedInRedis(LimitDefinition limit) {
+    void countInRedis(LimitDefinition limit) {
         statisticsOf(limit.name()).fromRedis.increment();
     }
 
@@ -347,7 +345,7 @@ final class Leases implements AutoCloseable {
      * @return when Redis took it back, or failed to (counted as given back or lost); done at once
      * when there was nothing to give back
      */
-    private CompletableFuture<?> end(Holder holder, Lease lease) {
+    private CompletableFuture<?> end(Holder holder, HeldLease lease) {
         long unused = lease.left.getAndSet(0);
         if (unused <= 0) {
             return CompletableFuture.completedFuture(null);
@@ -375,12 +373,12 @@ final class Leases implements AutoCloseable {
     void sweep() {
         long nowMillis = this.timeSource.currentTimeMillis();
         for (Holder holder : this.holders.values()) {
-            Lease lease = holder.lease;
+            HeldLease lease = holder.lease;
             if (lease != null && nowMillis >= lease.validUntilMillis) {
                 end(holder, lease);
             }
             long lastMillis = (lease != null) ? lease.sentAtMillis : holder.createdAtMillis;
-            if (nowMillis - lastMillis > 2 * MAX_LEASE_MILLIS && holder.taking == null) {
+            if (nowMillis - lastMillis > 2 * MAX_LEASE_MILLIS && holder.inFlight == null) {
                 this.holders.remove(holder.key, holder);
             }
         }
@@ -411,14 +409,14 @@ final class Leases implements AutoCloseable {
      * @param key the counter key
      * @return its state; not held when it holds none
      */
-    ResilientRedisBackend.LeaseState state(String limitName, String key) {
+    LeaseState state(String limitName, String key) {
         Holder holder = this.holders.get(new Key(limitName, key));
-        Lease lease = (holder != null) ? holder.lease : null;
+        HeldLease lease = (holder != null) ? holder.lease : null;
         long nowMillis = this.timeSource.currentTimeMillis();
         if (lease == null || nowMillis >= lease.validUntilMillis || lease.left.get() <= 0) {
-            return ResilientRedisBackend.LeaseState.NONE;
+            return LeaseState.NONE;
         }
-        return new ResilientRedisBackend.LeaseState(true, lease.left.get(), lease.taken,
+        return new LeaseState(true, lease.left.get(), lease.permits,
                 lease.validUntilMillis - nowMillis);
     }
 
@@ -427,11 +425,9 @@ final class Leases implements AutoCloseable {
      * @param limitName the limit's name
      * @return its counts, zero when it never leased
      */
-    ResilientRedisBackend.LeaseCounts counts(String limitName) {
+    LeaseCounts counts(String limitName) {
         LeaseStatistics counts = this.statistics.get(limitName);
-        return (counts == null) ? ResilientRedisBackend.LeaseCounts.NONE
-                : new ResilientRedisBackend.LeaseCounts(counts.fromLease.sum(), counts.fromRedis.sum(),
-                        counts.taken.sum(), counts.givenBack.sum(), counts.lost.sum());
+        return (counts == null) ? LeaseCounts.NONE : counts.counts();
     }
 
     private LeaseStatistics statisticsOf(String limitName) {
@@ -452,7 +448,7 @@ final class Leases implements AutoCloseable {
         }
         List<CompletableFuture<?>> pending = new ArrayList<>();
         for (Holder holder : this.holders.values()) {
-            Lease lease = holder.lease;
+            HeldLease lease = holder.lease;
             if (lease != null) {
                 pending.add(end(holder, lease));
             }
@@ -464,7 +460,7 @@ final class Leases implements AutoCloseable {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
-        catch (java.util.concurrent.ExecutionException | TimeoutException ex) {
+        catch (ExecutionException | TimeoutException ex) {
             // Best effort: what Redis did not take back stays counted until its sub-window leaves the window.
         }
     }
@@ -482,80 +478,15 @@ final class Leases implements AutoCloseable {
         private final long createdAtMillis;
 
         /** Set by the thread taking the next lease, completed when it is taken (or not). */
-        private volatile CompletableFuture<Void> taking;
+        private volatile CompletableFuture<Void> inFlight;
 
-        private volatile Lease lease;
+        private volatile HeldLease lease;
 
         private Holder(Key key, LeaseStatistics statistics, long createdAtMillis) {
             this.key = key;
             this.statistics = statistics;
             this.createdAtMillis = createdAtMillis;
         }
-
-    }
-
-    /** One lease: its permits not yet admitted, and until when it may admit them. */
-    private static final class Lease {
-
-        private final LimitDefinition definition;
-
-        private final String key;
-
-        private final RedisBackend.Lease grant;
-
-        /** Permits not yet admitted; 0 once ended. */
-        private final AtomicLong left;
-
-        private final long validUntilMillis;
-
-        /** What Redis said was left, counting the whole lease as used. */
-        private volatile long redisRemaining;
-
-        /** The permits taken for it, the taking call's cost and top-ups included. */
-        private volatile long taken;
-
-        /** Below this many permits left, a top-up is taken in the background. */
-        private final long lowWater;
-
-        private final long resetAtMillis;
-
-        private final long sentAtMillis;
-
-        /** What was given back when it ended. */
-        private volatile long returned;
-
-        /** Redis time minus this instance's, as the lease showed it (its send time against Redis's). */
-        private final long redisOffsetMillis;
-
-        Lease(LimitDefinition definition, String key, RedisBackend.Lease grant, long spare, long validUntilMillis,
-                long redisRemaining, long resetAtMillis, long sentAtMillis) {
-            this.definition = definition;
-            this.key = key;
-            this.grant = grant;
-            this.left = new AtomicLong(spare);
-            this.taken = grant.taken();
-            this.lowWater = Math.max(1, spare / 4);
-            this.validUntilMillis = validUntilMillis;
-            this.redisRemaining = redisRemaining;
-            this.resetAtMillis = resetAtMillis;
-            this.sentAtMillis = sentAtMillis;
-            this.redisOffsetMillis = grant.decidedAtMillis() - sentAtMillis;
-        }
-
-    }
-
-    /** A limit's lease counts since start. */
-    private static final class LeaseStatistics {
-
-        final LongAdder fromLease = new LongAdder();
-
-        final LongAdder fromRedis = new LongAdder();
-
-        final LongAdder taken = new LongAdder();
-
-        final LongAdder givenBack = new LongAdder();
-
-        final LongAdder lost = new LongAdder();
 
     }
 

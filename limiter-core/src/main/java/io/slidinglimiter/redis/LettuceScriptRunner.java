@@ -1,14 +1,10 @@
 package io.slidinglimiter.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -19,18 +15,13 @@ import java.util.function.Function;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -47,7 +38,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * cluster gave its slots to a replica, and decisions move there as soon as one says so
  * ({@link ClusterFollower}), rather than when the client's own topology refresh, which waits for
  * every node, completes. Under Sentinel, {@link SentinelFollower} calls
- * {@link #reconnectToMaster(Duration)}. Nothing
+ * {@link #reconnect()} until a master answers. Nothing
  * is sent to a demoted master after that. What it had received but not read when it stalled it
  * still runs when it wakes (its kernel delivers that even after the client resets the
  * connection); those decisions carry the time after which their callers stopped waiting and
@@ -79,35 +70,19 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     /** The longest a call waits for a Redis that is answering, unless told otherwise. */
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
 
-    private final RedisConnector connector;
-
     private final long timeoutNanos;
 
     private final long maxWaitNanos;
 
-    /** A waiting thread that wakes later than this after its deadline was kept from running: the JVM is busy. */
-    private final long lateWakeNanos;
-
     private final RedisScripts script;
 
-    /** Tells whether the processors are saturated, which makes a late reply this application's. */
-    private final ProcessorLoad processorLoad = new ProcessorLoad();
+    private final LettuceConnection connection;
 
-    private volatile CompletableFuture<Connection> connection;
-
-    /**
-     * {@link System#nanoTime()} of the last reply from each Redis node, an error reply included: by
-     * Cluster node id, {@code ""} for a standalone or Sentinel master and for commands of no key.
-     */
-    private final Map<String, LastReply> lastReplies = new ConcurrentHashMap<>();
+    /** When each node last answered, Redis's clock, and whether a late call is worth waiting for. */
+    private final ReplyWatch replies;
 
     /** Moves a silent Cluster node's decisions to its successor when the cluster has promoted one. */
     private final ClusterFollower clusterFollower;
-
-    /** Redis's time minus this JVM's monotonic milliseconds, from the last script reply; unknown until one. */
-    private volatile long redisOffsetMillis;
-
-    private volatile boolean redisOffsetKnown;
 
     /**
      * Creates a runner on an application's Spring Data Redis connection factory, waiting at most
@@ -153,12 +128,12 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
             throw new IllegalArgumentException("The longest wait for a Redis that answers (" + maxWait.toMillis()
                     + " ms) is shorter than the timeout (" + timeout.toMillis() + " ms)");
         }
-        this.connector = connector;
         this.timeoutNanos = timeout.toNanos();
         this.maxWaitNanos = maxWait.toNanos();
-        this.lateWakeNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), this.timeoutNanos / 4);
         this.script = RedisScripts.DECIDE;
-        this.clusterFollower = new ClusterFollower(timeout, this::answeredSince);
+        this.connection = new LettuceConnection(connector);
+        this.replies = new ReplyWatch(this.timeoutNanos, this.maxWaitNanos);
+        this.clusterFollower = new ClusterFollower(timeout, this.replies::answeredSince);
     }
 
     private static Duration maxOf(Duration a, Duration b) {
@@ -177,18 +152,22 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 
     @Override
     public List<Long> run(byte[][] keys, byte[][] args) {
+        return run(nodeOf(keys[0]), keys, args);
+    }
+
+    @Override
+    public List<Long> run(String node, byte[][] keys, byte[][] args) {
         long startNanos = System.nanoTime();
         RedisClusterAsyncCommands<byte[], byte[]> commands = awaitConnection();
         boolean redisTime = readsRedisTime(args);
-        String node = nodeOf(keys[0]);
         try {
-            return await(replied(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args), redisTime,
-                    node), startNanos, System.nanoTime(), node);
+            return await(this.replies.replied(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args),
+                    redisTime, node), startNanos, System.nanoTime(), node);
         }
         catch (RedisNoScriptException ex) {
             // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
-            return await(replied(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args), redisTime,
-                    node), startNanos, System.nanoTime(), node);
+            return await(this.replies.replied(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args),
+                    redisTime, node), startNanos, System.nanoTime(), node);
         }
     }
 
@@ -200,14 +179,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     /** Sends the script to the node of its keys; again by {@code EVAL} after {@code NOSCRIPT}. */
     private CompletableFuture<List<Long>> send(byte[][] keys, byte[][] args, String node) {
         boolean redisTime = readsRedisTime(args);
-        return connection().thenCompose((opened) -> {
+        return this.connection.get().thenCompose((opened) -> {
             RedisClusterAsyncCommands<byte[], byte[]> commands = opened.commands();
-            return replied(commands.<List<Long>>evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args),
-                    redisTime, node).exceptionallyCompose((failure) -> {
+            return this.replies.replied(commands.<List<Long>>evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys,
+                    args), redisTime, node).exceptionallyCompose((failure) -> {
                         if (failure instanceof RedisNoScriptException
                                 || failure.getCause() instanceof RedisNoScriptException) {
-                            return replied(commands.<List<Long>>eval(this.script.source(), ScriptOutputType.MULTI,
-                                    keys, args), redisTime, node);
+                            return this.replies.replied(commands.<List<Long>>eval(this.script.source(),
+                                    ScriptOutputType.MULTI, keys, args), redisTime, node);
                         }
                         return CompletableFuture.failedFuture(failure);
                     });
@@ -223,8 +202,12 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      */
     @Override
     public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
+        return runAsync(nodeOf(keys[0]), keys, args, blocking);
+    }
+
+    @Override
+    public CompletableFuture<List<Long>> runAsync(String node, byte[][] keys, byte[][] args, Executor blocking) {
         long sentNanos = System.nanoTime();
-        String node = nodeOf(keys[0]);
         CompletableFuture<List<Long>> reply = send(keys, args, node);
         CompletableFuture<List<Long>> result = new CompletableFuture<>();
         reply.whenComplete((value, failure) -> {
@@ -250,21 +233,13 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
                         return;
                     }
                     long now = System.nanoTime();
-                    if (now - (sentNanos + this.maxWaitNanos) < 0 && keepsWaiting(node, sentNanos, deadlineNanos, now)) {
-                        checkLater(result, reply, sentNanos, nextDeadline(sentNanos, now), node);
+                    if (now - (sentNanos + this.maxWaitNanos) < 0 && this.replies.keepsWaiting(node, sentNanos, deadlineNanos, now)) {
+                        checkLater(result, reply, sentNanos, this.replies.nextDeadline(sentNanos, now), node);
                     }
                     else {
                         result.completeExceptionally(timeout(reply, sentNanos, node));
                     }
                 });
-    }
-
-    @Override
-    public long redisDeadlineMillis() {
-        if (!this.redisOffsetKnown) {
-            return -1;
-        }
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() + this.maxWaitNanos) + this.redisOffsetMillis;
     }
 
     /**
@@ -278,7 +253,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     public <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
         long startNanos = System.nanoTime();
         RedisClusterAsyncCommands<byte[], byte[]> commands = awaitConnection();
-        return await(replied(command.apply(commands), false, ""), startNanos, System.nanoTime(), "");
+        return await(this.replies.replied(command.apply(commands), false, ""), startNanos, System.nanoTime(), "");
     }
 
     /**
@@ -310,6 +285,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * @return whether the script is cached; it is loaded on the next decision otherwise
      * @throws RedisBackendException when Redis does not answer in time
      */
+    @Override
     public boolean isScriptLoaded() {
         List<Boolean> exists = call((commands) -> commands.scriptExists(this.script.sha1()));
         return !exists.isEmpty() && exists.get(0);
@@ -322,7 +298,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      */
     public CompletableFuture<?> connect() {
         reconnectIfClosed();
-        return connection().thenCompose((opened) -> opened.commands().scriptLoad(this.script.source()));
+        return this.connection.get().thenCompose((opened) -> opened.commands().scriptLoad(this.script.source()));
     }
 
     /**
@@ -331,10 +307,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * how long decisions would stay away from a Redis that is back. A probe calls this.
      */
     public void reconnectIfClosed() {
-        Connection opened = opened();
-        if (opened != null && !opened.stateful().isOpen()) {
-            reconnect();
-        }
+        this.connection.reconnectIfClosed();
     }
 
     /**
@@ -342,77 +315,34 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * to talk to (Sentinel promoted another master). The next command opens a new connection.
      */
     public void reconnect() {
-        CompletableFuture<Connection> current = this.connection;
-        Connection opened = opened();
-        if (opened != null) {
-            this.connector.drop(opened.stateful());
-        }
-        synchronized (this) {
-            if (this.connection == current) {
-                this.connection = null;
-            }
-        }
-    }
-
-    /**
-     * Makes the connection anew until it reaches a server that says it is a master ({@code ROLE}),
-     * trying again every 100 ms, each check bounded by the timeout. Right after a promotion a
-     * sentinel that has not yet heard of it may still name the old master (one that stalled would
-     * hold the new connection, and run what it queued, when it wakes); the sentinels are asked again
-     * until they name the new one. Blocks the calling thread as long.
-     * @param within how long to keep trying
-     * @return whether a master was reached
-     */
-    public boolean reconnectToMaster(Duration within) {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (true) {
-            reconnect();
-            try {
-                List<Object> role = call((commands) -> commands.role());
-                Object first = role.isEmpty() ? null : role.get(0);
-                String name = (first instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII)
-                        : String.valueOf(first);
-                if (name.equals("master")) {
-                    return true;
-                }
-            }
-            catch (RuntimeException ex) {
-                // Not reached, or not answering: ask the sentinels again.
-            }
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            try {
-                Thread.sleep(100);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
+        this.connection.reconnect();
     }
 
     /** Closes the limiter's own connection, if it has one; the factory closes the shared one. */
     @Override
     public void close() {
-        Connection opened = opened();
-        if (opened != null) {
-            this.connector.close(opened.stateful());
-        }
+        this.connection.close();
     }
 
-    /** The connection, opened once in the background; opened again after a failure. */
-    private CompletableFuture<Connection> connection() {
-        CompletableFuture<Connection> current = this.connection;
-        if (current != null && !current.isCompletedExceptionally()) {
-            return current;
-        }
-        synchronized (this) {
-            if (this.connection == current) {
-                this.connection = CompletableFuture.supplyAsync(() -> Connection.of(this.connector.open()));
-            }
-            return this.connection;
-        }
+    /**
+     * The Redis node that serves a key: on Cluster its node id, as the client's view of the slots
+     * has it now (it changes when a replica is promoted); otherwise {@code ""}.
+     * @param key a key of the script
+     * @return the node's id, or {@code ""}
+     */
+    @Override
+    public String nodeOf(byte[] key) {
+        return this.connection.nodeOf(key);
+    }
+
+    @Override
+    public Set<String> nodes() {
+        return this.connection.nodes();
+    }
+
+    @Override
+    public long redisDeadlineMillis() {
+        return this.replies.redisDeadlineMillis();
     }
 
     /**
@@ -424,65 +354,13 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     }
 
     /**
-     * The Redis node that serves a key: on Cluster its node id, as the client's view of the slots
-     * has it now (it changes when a replica is promoted); otherwise {@code ""}.
-     * @param key a key of the script
-     * @return the node's id, or {@code ""}
-     */
-    @Override
-    public String nodeOf(byte[] key) {
-        Connection opened = opened();
-        if (opened == null || !(opened.stateful() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
-            return "";
-        }
-        RedisClusterNode node = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
-        return (node != null && node.getNodeId() != null) ? node.getNodeId() : "";
-    }
-
-    @Override
-    public Set<String> nodes() {
-        Connection opened = opened();
-        if (opened == null || !(opened.stateful() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
-            return Set.of("");
-        }
-        Set<String> serving = new HashSet<>();
-        for (RedisClusterNode node : cluster.getPartitions()) {
-            if (!node.getSlots().isEmpty() && node.getNodeId() != null) {
-                serving.add(node.getNodeId());
-            }
-        }
-        return serving;
-    }
-
-    /**
-     * The command's future, noting when its node replied (an error reply is a reply) and, from a
-     * script that read Redis's clock, that clock.
-     */
-    private <T> CompletableFuture<T> replied(RedisFuture<T> command, boolean redisTime, String node) {
-        CompletableFuture<T> future = command.toCompletableFuture();
-        LastReply lastReply = this.lastReplies.computeIfAbsent(node, (ignored) -> new LastReply());
-        future.whenComplete((reply, failure) -> {
-            if (failure == null || isReply(failure)) {
-                long now = System.nanoTime();
-                lastReply.nanos = now;
-                if (redisTime && reply instanceof List<?> values && values.size() > 1
-                        && values.get(1) instanceof Long redisMillis) {
-                    this.redisOffsetMillis = redisMillis - TimeUnit.NANOSECONDS.toMillis(now);
-                    this.redisOffsetKnown = true;
-                }
-            }
-        });
-        return future;
-    }
-
-    /**
      * The connection's commands, waiting for it to open up to {@code maxWait}: opening it on a cold
      * JVM (loading the client's classes, starting its I/O threads) can take longer than a decision's
      * timeout, and a Redis that refuses the connection fails it at once.
      */
     private RedisClusterAsyncCommands<byte[], byte[]> awaitConnection() {
         try {
-            return get(connection(), this.maxWaitNanos).commands();
+            return get(this.connection.get(), this.maxWaitNanos).commands();
         }
         catch (TimeoutException ex) {
             throw new RedisBackendException("Could not connect to Redis within "
@@ -491,7 +369,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     }
 
     /**
-     * Waits for a reply: up to the timeout, and on while that is worth it ({@link #keepsWaiting}),
+     * Waits for a reply: up to the timeout, and on while that is worth it ({@link ReplyWatch#keepsWaiting}),
      * up to {@code maxWait} since the call started (and at least the timeout since the command was
      * sent). A reply that arrived while the waiting thread was not running is used, however late the
      * thread woke.
@@ -508,11 +386,11 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
                     // The reply came while this thread was not running: Redis was in time, this JVM was not.
                     deadline = now;
                 }
-                else if (now - (startNanos + this.maxWaitNanos) >= 0 || !keepsWaiting(node, sentNanos, deadline, now)) {
+                else if (now - (startNanos + this.maxWaitNanos) >= 0 || !this.replies.keepsWaiting(node, sentNanos, deadline, now)) {
                     throw timeout(reply, sentNanos, node);
                 }
                 else {
-                    deadline = nextDeadline(startNanos, now);
+                    deadline = this.replies.nextDeadline(startNanos, now);
                 }
             }
         }
@@ -538,25 +416,6 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         }
     }
 
-    /**
-     * Whether a call whose wait ended at {@code nowNanos} (it was to end at {@code deadlineNanos})
-     * is worth waiting for longer, {@code maxWait} allowing: its node answered something since it
-     * was sent (Redis is answering: the reply is queued behind others, or read late here), or this
-     * application is too busy to read replies on time: the waiting thread itself woke late, or the
-     * processors are saturated (the client's I/O thread waits for one like every other thread).
-     */
-    private boolean keepsWaiting(String node, long sentNanos, long deadlineNanos, long nowNanos) {
-        return answeredSince(node, sentNanos) || nowNanos - deadlineNanos > this.lateWakeNanos
-                || this.processorLoad.mayBeBusy(nowNanos);
-    }
-
-    /** The next moment a waiting call looks again: a timeout on, never past {@code maxWait} after its start. */
-    private long nextDeadline(long startNanos, long nowNanos) {
-        long capNanos = startNanos + this.maxWaitNanos;
-        long next = nowNanos + this.timeoutNanos;
-        return (next - capNanos > 0) ? capNanos : next;
-    }
-
     /** A command the client cancelled: its connection was closed (to open a new one) before Redis answered. */
     private static RedisBackendException cancelled(CancellationException ex) {
         return new RedisBackendException("Redis did not answer before the connection was closed", ex);
@@ -573,77 +432,28 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         CompletableFuture<?> pending = (reply instanceof CompletableFuture<?> future) ? future
                 : new CompletableFuture<>();
         CompletionStage<List<Long>> late = (CompletionStage<List<Long>>) pending;
-        if (answeredSince(node, sentNanos)) {
+        if (this.replies.answeredSince(node, sentNanos)) {
             return RedisTimeoutException.slow("Redis answered other commands but not this one within "
                     + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms (limiter.redis.max-wait)", late);
         }
         CompletableFuture<Boolean> failed = new CompletableFuture<>();
-        Connection opened = opened();
-        if (opened == null || !opened.stateful().isOpen()) {
+        if (!this.connection.isOpen()) {
             failed.complete(true);
         }
         else {
-            pending.whenComplete((value, failure) -> failed.complete(failure != null && !isReply(failure)));
+            pending.whenComplete((value, failure) -> failed.complete(failure != null && !ReplyWatch.isReply(failure)));
             failed.completeOnTimeout(true, FAULT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
         }
         if (!node.isEmpty()) {
             failed.thenAccept((redisFailed) -> {
-                Connection current = opened();
-                if (redisFailed && current != null
-                        && current.stateful() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+                StatefulRedisClusterConnection<byte[], byte[]> cluster = this.connection.cluster();
+                if (redisFailed && cluster != null) {
                     this.clusterFollower.suspect(cluster, node, sentNanos);
                 }
             });
         }
         return new RedisTimeoutException("Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis()
                 + " ms (limiter.redis.timeout)", late, failed);
-    }
-
-    /** Whether a node has replied to anything since a moment ({@link System#nanoTime()}). */
-    private boolean answeredSince(String node, long sinceNanos) {
-        LastReply lastReply = this.lastReplies.get(node);
-        return lastReply != null && lastReply.nanos - sinceNanos > 0;
-    }
-
-    /** The connection if it was opened, without waiting for it; else null. */
-    private Connection opened() {
-        CompletableFuture<Connection> current = this.connection;
-        return (current != null && current.isDone() && !current.isCompletedExceptionally()) ? current.join() : null;
-    }
-
-    /**
-     * An open connection and its asynchronous commands.
-     *
-     * @param stateful the connection, which tells whether it is open (Lettuce 6 and 7 alike)
-     * @param commands its asynchronous commands
-     */
-    private record Connection(StatefulConnection<byte[], byte[]> stateful,
-            RedisClusterAsyncCommands<byte[], byte[]> commands) {
-
-        static Connection of(StatefulConnection<byte[], byte[]> stateful) {
-            if (stateful instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
-                return new Connection(stateful, cluster.async());
-            }
-            if (stateful instanceof StatefulRedisConnection<byte[], byte[]> single) {
-                return new Connection(stateful, single.async());
-            }
-            throw new IllegalStateException("The Redis backend needs a Redis or Redis Cluster connection, not "
-                    + stateful.getClass().getName());
-        }
-
-    }
-
-    /** When a node last replied. */
-    private static final class LastReply {
-
-        volatile long nanos = System.nanoTime() - Long.MAX_VALUE / 2;
-
-    }
-
-    /** Whether a failure is Redis's answer (an error reply), not a lost connection. */
-    private static boolean isReply(Throwable failure) {
-        return failure instanceof RedisCommandExecutionException
-                || failure.getCause() instanceof RedisCommandExecutionException;
     }
 
     private static RuntimeException failure(ExecutionException ex) {

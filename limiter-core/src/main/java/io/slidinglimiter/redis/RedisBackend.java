@@ -1,8 +1,6 @@
 package io.slidinglimiter.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,13 +12,23 @@ import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
 import io.slidinglimiter.Decision;
-import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.RateLimitBackend;
-import io.slidinglimiter.core.SplitDecision;
+import io.slidinglimiter.internal.SplitDecision;
+
+import static io.slidinglimiter.redis.ScriptMessages.ACQUIRE;
+import static io.slidinglimiter.redis.ScriptMessages.PEEK;
+import static io.slidinglimiter.redis.ScriptMessages.REDIS_TIME;
+import static io.slidinglimiter.redis.ScriptMessages.REFUND;
+import static io.slidinglimiter.redis.ScriptMessages.RESET;
+import static io.slidinglimiter.redis.ScriptMessages.SETTLE;
+import static io.slidinglimiter.redis.ScriptMessages.arguments;
+import static io.slidinglimiter.redis.ScriptMessages.bytes;
+import static io.slidinglimiter.redis.ScriptMessages.costsOf;
+import static io.slidinglimiter.redis.ScriptMessages.limitsOf;
 
 /**
  * Counters in Redis, shared by every application instance: each decision is one run of the
@@ -38,31 +46,8 @@ import io.slidinglimiter.core.SplitDecision;
  */
 public final class RedisBackend implements RateLimitBackend {
 
-    private static final byte[] ACQUIRE = bytes("acquire");
-
     /** The largest limit Redis counts exactly: its Lua numbers are doubles. */
-    public static final long MAX_LIMIT = (1L << 53) - 1;
-
-    /** The most keys one report of fallback admissions counts in one script call. */
-    static final int KEYS_PER_REPORT = 100;
-
-    private static final byte[] PEEK = bytes("peek");
-
-    private static final byte[] RESET = bytes("reset");
-
-    private static final byte[] REFUND = bytes("refund");
-
-    private static final byte[] SETTLE = bytes("settle");
-
-    private static final byte[] LEASE = bytes("lease");
-
-    private static final byte[] GIVE_BACK = bytes("give-back");
-
-    private static final byte[] REDIS_TIME = new byte[0];
-
-    private static final byte[] ZERO = bytes("0");
-
-    private static final byte[] ONE = bytes("1");
+    public static final long MAX_LIMIT = ScriptMessages.MAX_LIMIT;
 
     private final RedisScriptRunner runner;
 
@@ -79,12 +64,11 @@ public final class RedisBackend implements RateLimitBackend {
      * @param keys the key scheme
      * @param slotOf the Cluster hash slot of a key, or null when Redis is not a Cluster
      */
-    public RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf) {
+    public RedisBackend(LettuceScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf) {
         this(runner, keys, slotOf, null);
     }
 
-    private RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf,
-            LongSupplier fixedTime) {
+    RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf, LongSupplier fixedTime) {
         this.runner = runner;
         this.keys = keys;
         this.slotOf = slotOf;
@@ -103,15 +87,59 @@ public final class RedisBackend implements RateLimitBackend {
         return new RedisBackend(runner, keys, null, clock);
     }
 
+    /**
+     * Where the counters of a call's limits are: their keys, built once, and the shard that holds
+     * the first (its Cluster node, so that failures, the breaker and fallbacks stay on it; {@code ""}
+     * elsewhere), its slot computed once.
+     *
+     * @param keys the counter keys, one per request
+     * @param shard the shard's id
+     */
+    record Route(byte[][] keys, String shard) {
+    }
+
+    /**
+     * The route of a call's requests.
+     * @param requests the limits asked
+     * @return their keys and shard
+     */
+    Route route(List<LimitRequest> requests) {
+        byte[][] counterKeys = new byte[requests.size()][];
+        for (int i = 0; i < counterKeys.length; i++) {
+            counterKeys[i] = this.keys.counterKey(requests.get(i).limit().name(), requests.get(i).key());
+        }
+        return new Route(counterKeys, (this.slotOf == null) ? "" : this.runner.nodeOf(counterKeys[0]));
+    }
+
+    /**
+     * The route of one key.
+     * @param limit the limit
+     * @param key the key
+     * @return its key and shard
+     */
+    Route route(LimitDefinition limit, String key) {
+        byte[] counterKey = this.keys.counterKey(limit.name(), key);
+        return new Route(new byte[][] { counterKey }, (this.slotOf == null) ? "" : this.runner.nodeOf(counterKey));
+    }
+
+    /**
+     * The shards that hold counters now.
+     * @return as {@link Route#shard()} names them
+     */
+    Set<String> shards() {
+        return (this.slotOf == null) ? Set.of("") : this.runner.nodes();
+    }
+
     /** The time a script is handed: empty (the script reads Redis TIME), or a test's fixed time. */
     private byte[] now() {
-        return (this.fixedTime != null) ? bytes(Long.toString(this.fixedTime.getAsLong())) : REDIS_TIME;
+        return (this.fixedTime != null) ? bytes(this.fixedTime.getAsLong()) : REDIS_TIME;
     }
 
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
         LimitRequest.check(limit, key, cost);
-        return decide(List.of(new LimitRequest(limit, key, cost))).get(0);
+        List<LimitRequest> requests = List.of(new LimitRequest(limit, key, cost));
+        return decide(requests, route(requests)).get(0);
     }
 
     @Override
@@ -121,18 +149,18 @@ public final class RedisBackend implements RateLimitBackend {
         }
         List<List<Integer>> groups = groups(requests);
         if (groups.size() == 1) {
-            return decide(requests);
+            return decide(requests, route(requests));
         }
         return SplitDecision.decide(requests, groups, new SplitDecision.Groups() {
 
             @Override
             public Decisions tryAcquireAll(int group, List<LimitRequest> selected) {
+                Route route = route(selected);
                 try {
-                    return decide(selected);
+                    return decide(selected, route);
                 }
                 catch (RuntimeException ex) {
-                    LimitRequest first = selected.get(0);
-                    throw new RedisShardException(shardOf(first.limit(), first.key()), ex);
+                    throw new RedisShardException(route.shard(), ex);
                 }
             }
 
@@ -145,6 +173,58 @@ public final class RedisBackend implements RateLimitBackend {
     }
 
     /**
+     * One script run over requests whose keys share a slot. The script refuses to change anything
+     * after the caller's deadline; should it still answer "admitted" after the caller stopped waiting,
+     * the permits are given back, so that a decision nobody used does not count.
+     * @param requests the limits asked
+     * @param route their keys and shard
+     * @return the decisions
+     */
+    Decisions decide(List<LimitRequest> requests, Route route) {
+        List<Long> reply;
+        try {
+            reply = this.runner.run(route.shard(), route.keys(), acquireArguments(requests));
+        }
+        catch (RedisTimeoutException ex) {
+            throw givenBackIfLate(ex, route.keys(), requests);
+        }
+        return decided(reply, requests);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Keys in one slot are decided by one script run on the runner's asynchronous API (Lettuce's:
+     * no thread waits); a call across Cluster slots is split as usual, on {@code blocking}.
+     */
+    @Override
+    public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
+        if (requests.isEmpty() || groups(requests).size() > 1) {
+            return RateLimitBackend.super.tryAcquireAllAsync(requests, blocking);
+        }
+        return decideAsync(requests, route(requests), blocking);
+    }
+
+    /**
+     * {@link #decide} on the runner's asynchronous API.
+     * @param requests the limits asked, their keys in one slot
+     * @param route their keys and shard
+     * @param blocking where a runner without an asynchronous API waits
+     * @return the decisions, or a stage failed with a {@link RedisBackendException}
+     */
+    CompletionStage<Decisions> decideAsync(List<LimitRequest> requests, Route route, Executor blocking) {
+        return this.runner.runAsync(route.shard(), route.keys(), acquireArguments(requests), blocking)
+                .handle((reply, failure) -> {
+                    if (failure == null) {
+                        return decided(reply, requests);
+                    }
+                    RuntimeException cause = RedisBackendException.of(failure);
+                    throw (cause instanceof RedisTimeoutException timeout)
+                            ? givenBackIfLate(timeout, route.keys(), requests) : cause;
+                });
+    }
+
+    /**
      * {@inheritDoc}
      * <p>
      * A call decided across Cluster slots is given back slot by slot, each at the Redis time its own
@@ -152,11 +232,15 @@ public final class RedisBackend implements RateLimitBackend {
      */
     @Override
     public void refund(List<LimitRequest> requests, Decisions taken) {
+        refund(now(), requests, taken);
+    }
+
+    private void refund(byte[] time, List<LimitRequest> requests, Decisions taken) {
         List<List<Integer>> groups = groups(requests);
         for (int g = 0; g < groups.size(); g++) {
             List<LimitRequest> selected = SplitDecision.select(requests, groups.get(g));
-            run(REFUND, now(), bytes(Long.toString(decidedAtMillis(taken, groups.size(), g))),
-                    keysOf(selected), limitsOf(selected), costsOf(selected));
+            this.runner.run(route(selected).keys(), arguments(REFUND, time,
+                    bytes(decidedAtMillis(taken, groups.size(), g)), limitsOf(selected), costsOf(selected)));
         }
     }
 
@@ -170,17 +254,6 @@ public final class RedisBackend implements RateLimitBackend {
     @Override
     public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
         settle(now(), requests, taken, charges);
-    }
-
-    /**
-     * Settles at a given time instead of Redis time: for tests that replay a schedule.
-     * @param nowMillis the time of the settle
-     * @param requests the requests admitted together
-     * @param taken their decisions
-     * @param charges what each finally costs
-     */
-    void settleAt(long nowMillis, List<LimitRequest> requests, Decisions taken, long[] charges) {
-        settle(bytes(Long.toString(nowMillis)), requests, taken, charges);
     }
 
     private void settle(byte[] time, List<LimitRequest> requests, Decisions taken, long[] charges) {
@@ -200,8 +273,8 @@ public final class RedisBackend implements RateLimitBackend {
             for (int i = 0; i < differences.length; i++) {
                 differences[i] = charges[changed.get(i)] - selected.get(i).cost();
             }
-            run(SETTLE, time, bytes(Long.toString(decidedAtMillis(taken, groups.size(), g))), keysOf(selected),
-                    limitsOf(selected), differences);
+            this.runner.run(route(selected).keys(), arguments(SETTLE, time,
+                    bytes(decidedAtMillis(taken, groups.size(), g)), limitsOf(selected), differences));
         }
     }
 
@@ -235,229 +308,122 @@ public final class RedisBackend implements RateLimitBackend {
     @Override
     public KeyUsage usage(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
-        List<Long> reply = run(PEEK, now(), REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) },
-                List.of(limit), new long[] { 1 });
-        return new KeyUsage(reply.get(2 + 4), decision(reply, 0, limit.limit()));
+        List<Long> reply = runOnKey(PEEK, now(), limit, key);
+        return new KeyUsage(ScriptMessages.used(reply), ScriptMessages.decision(reply, 0, limit.limit()));
     }
 
     @Override
     public void reset(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
-        run(RESET, now(), REDIS_TIME, new byte[][] { this.keys.counterKey(limit.name(), key) }, List.of(limit),
-                new long[] { 1 });
+        runOnKey(RESET, now(), limit, key);
     }
 
-    /**
-     * Decides at a given time instead of Redis time: for tests that replay a schedule.
-     * @param nowMillis the time to decide at
-     * @param requests the limits asked
-     * @return the decisions, from one script run (the keys must share a slot)
-     */
+    private List<Long> runOnKey(byte[] operation, byte[] time, LimitDefinition limit, String key) {
+        return this.runner.run(new byte[][] { this.keys.counterKey(limit.name(), key) },
+                arguments(operation, time, REDIS_TIME, List.of(limit), new long[] { 1 }));
+    }
+
+    /** Decides at a given time instead of Redis time, by one script run (the keys share a slot): for tests. */
     Decisions tryAcquireAllAt(long nowMillis, List<LimitRequest> requests) {
-        List<Long> reply = run(ACQUIRE, bytes(Long.toString(nowMillis)), REDIS_TIME, keysOf(requests),
-                limitsOf(requests), costsOf(requests));
-        return decisions(reply, requests);
+        return ScriptMessages.decisions(this.runner.run(route(requests).keys(),
+                arguments(ACQUIRE, bytes(nowMillis), REDIS_TIME, limitsOf(requests), costsOf(requests))), requests);
     }
 
-    /**
-     * Peeks at a given time instead of Redis time: for tests.
-     * @param nowMillis the time to peek at
-     * @param limit the limit
-     * @param key the key
-     * @return what a call of cost 1 would be told
-     */
+    /** Peeks at a given time instead of Redis time: for tests. */
     Decision peekAt(long nowMillis, LimitDefinition limit, String key) {
-        List<Long> reply = run(PEEK, bytes(Long.toString(nowMillis)), REDIS_TIME,
-                new byte[][] { this.keys.counterKey(limit.name(), key) }, List.of(limit), new long[] { 1 });
-        return decision(reply, 0, limit.limit());
+        return ScriptMessages.decision(runOnKey(PEEK, bytes(nowMillis), limit, key), 0, limit.limit());
     }
 
-    /**
-     * Refunds at a given time instead of Redis time: for tests that replay a schedule.
-     * @param nowMillis the time of the refund
-     * @param requests the requests admitted together (their keys share a slot)
-     * @param taken their decisions
-     */
+    /** Refunds at a given time instead of Redis time: for tests that replay a schedule. */
     void refundAt(long nowMillis, List<LimitRequest> requests, Decisions taken) {
-        run(REFUND, bytes(Long.toString(nowMillis)), bytes(Long.toString(taken.decidedAtMillis())), keysOf(requests),
-                limitsOf(requests), costsOf(requests));
+        refund(bytes(nowMillis), requests, taken);
     }
 
-    /**
-     * One script run over requests whose keys share a slot. The script refuses to change anything
-     * after the caller's deadline; should it still answer "admitted" after the caller stopped waiting,
-     * the permits are given back, so that a decision nobody used does not count.
-     */
-    private Decisions decide(List<LimitRequest> requests) {
-        byte[][] counterKeys = keysOf(requests);
-        List<Long> reply;
-        try {
-            reply = this.runner.run(counterKeys, acquireArguments(requests));
-        }
-        catch (RedisTimeoutException ex) {
-            throw givenBackIfLate(ex, counterKeys, requests);
-        }
-        return decided(reply, requests);
-    }
-
-    /**
-     * {@inheritDoc}
-     * <p>
-     * Keys in one slot are decided by one script run on the runner's asynchronous API (Lettuce's:
-     * no thread waits); a call across Cluster slots is split as usual, on {@code blocking}.
-     */
-    @Override
-    public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
-        if (requests.isEmpty() || groups(requests).size() > 1) {
-            return RateLimitBackend.super.tryAcquireAllAsync(requests, blocking);
-        }
-        byte[][] counterKeys = keysOf(requests);
-        return this.runner.runAsync(counterKeys, acquireArguments(requests), blocking).handle((reply, failure) -> {
-            if (failure == null) {
-                return decided(reply, requests);
-            }
-            RuntimeException cause = RedisBackendException.of(failure);
-            throw (cause instanceof RedisTimeoutException timeout) ? givenBackIfLate(timeout, counterKeys, requests)
-                    : cause;
-        });
+    /** Settles at a given time instead of Redis time: for tests that replay a schedule. */
+    void settleAt(long nowMillis, List<LimitRequest> requests, Decisions taken, long[] charges) {
+        settle(bytes(nowMillis), requests, taken, charges);
     }
 
     /** The arguments of an acquisition, with the Redis time after which its caller no longer waits. */
     private byte[][] acquireArguments(List<LimitRequest> requests) {
-        return arguments(ACQUIRE, now(), deadline(), limitsOf(requests), costsOf(requests));
+        return ScriptMessages.acquire(now(), deadline(), requests);
     }
 
     /** The Redis time after which the caller no longer waits, or empty for none (and for a test's fixed time). */
     private byte[] deadline() {
         long deadline = this.runner.redisDeadlineMillis();
-        return (deadline < 0 || this.fixedTime != null) ? REDIS_TIME : bytes(Long.toString(deadline));
+        return (deadline < 0 || this.fixedTime != null) ? REDIS_TIME : bytes(deadline);
     }
 
     /**
-     * The script refuses to change anything after the caller's deadline; should it still answer
-     * "admitted" after the caller stopped waiting, the permits are given back, so that a decision
-     * nobody used does not count.
+     * Should Redis still answer "admitted" after the caller stopped waiting, the permits are given
+     * back, so that a decision nobody used does not count.
      */
     private RedisTimeoutException givenBackIfLate(RedisTimeoutException timeout, byte[][] counterKeys,
             List<LimitRequest> requests) {
         timeout.lateReply().thenAccept((late) -> {
             if (late.get(0) == 1) {
-                this.runner.runLater(counterKeys, arguments(REFUND, now(), bytes(Long.toString(late.get(1))),
-                        limitsOf(requests), costsOf(requests)));
+                this.runner.runLater(counterKeys, arguments(REFUND, now(), bytes(late.get(1)), limitsOf(requests),
+                        costsOf(requests)));
             }
         });
         return timeout;
     }
 
     /** The decisions of a script's reply; one Redis ran after the caller's deadline is a late call. */
-    private Decisions decided(List<Long> reply, List<LimitRequest> requests) {
-        if (reply.get(0) < 0) {
+    private static Decisions decided(List<Long> reply, List<LimitRequest> requests) {
+        if (ScriptMessages.ranLate(reply)) {
             throw RedisTimeoutException.slow("Redis ran the decision after the limiter's timeout",
                     CompletableFuture.completedFuture(reply));
         }
-        return decisions(reply, requests);
-    }
-
-    /**
-     * Counts permits that the failure policy admitted while Redis did not decide, now and whether or
-     * not they fit (as a settle counts a charge beyond the cost): up to {@value #KEYS_PER_REPORT}
-     * keys (of one Cluster slot) per script call, one call at a time, in the background.
-     * @param admitted the permits of each key
-     * @return completes with what could not be counted (Redis failed), empty when all was
-     */
-    CompletionStage<List<UnreportedAdmissions.Admitted>> countLater(List<UnreportedAdmissions.Admitted> admitted) {
-        List<List<UnreportedAdmissions.Admitted>> calls = new ArrayList<>();
-        Map<Integer, List<UnreportedAdmissions.Admitted>> bySlot = new LinkedHashMap<>();
-        for (UnreportedAdmissions.Admitted each : admitted) {
-            int slot = (this.slotOf != null) ? this.slotOf.applyAsInt(this.keys.counterKey(each.limit().name(),
-                    each.key())) : 0;
-            List<UnreportedAdmissions.Admitted> call = bySlot.computeIfAbsent(slot, (ignored) -> new ArrayList<>());
-            call.add(each);
-            if (call.size() == KEYS_PER_REPORT) {
-                calls.add(bySlot.remove(slot));
-            }
-        }
-        calls.addAll(bySlot.values());
-        return countInTurn(calls, 0);
-    }
-
-    private CompletionStage<List<UnreportedAdmissions.Admitted>> countInTurn(
-            List<List<UnreportedAdmissions.Admitted>> calls, int next) {
-        if (next == calls.size()) {
-            return CompletableFuture.completedFuture(List.of());
-        }
-        List<UnreportedAdmissions.Admitted> call = calls.get(next);
-        byte[][] counterKeys = new byte[call.size()][];
-        long[] permits = new long[call.size()];
-        List<LimitDefinition> limits = new ArrayList<>(call.size());
-        for (int i = 0; i < call.size(); i++) {
-            counterKeys[i] = this.keys.counterKey(call.get(i).limit().name(), call.get(i).key());
-            permits[i] = call.get(i).permits();
-            limits.add(call.get(i).limit());
-        }
-        CompletionStage<List<Long>> sent;
-        try {
-            sent = this.runner.runLater(counterKeys, arguments(SETTLE, now(), ZERO, limits, permits));
-        }
-        catch (RuntimeException ex) {
-            sent = CompletableFuture.failedFuture(ex);
-        }
-        return sent.handle((reply, failure) -> failure).thenCompose((failure) -> {
-            if (failure == null) {
-                return countInTurn(calls, next + 1);
-            }
-            List<UnreportedAdmissions.Admitted> notCounted = new ArrayList<>();
-            calls.subList(next, calls.size()).forEach(notCounted::addAll);
-            return CompletableFuture.completedFuture(notCounted);
-        });
+        return ScriptMessages.decisions(reply, requests);
     }
 
     /**
      * Takes a lease: the call's {@code cost} and up to {@code wanted - cost} permits more, counted in
      * Redis at once in the current sub-window, by one script call. Redis gives at most half of what is
      * left after the call, so a key near its limit is decided permit by permit. A limit of the sliding
-     * log, or a call while Redis time stepped back, takes only its cost.
+     * log, or a call while Redis time stepped back, takes only its cost. A lease Redis takes after
+     * the caller stopped waiting is given back whole.
+     * @param route the key's route
      * @param limit a sliding-window-counter limit
-     * @param key the counter key
-     * @param cost the call's permits
-     * @param wanted the permits this instance expects to admit before the sub-window ends, cost included
-     * @return the call's decision and the lease; nothing taken when rejected
-     * @throws RedisBackendException when Redis fails or does not answer in time (a lease Redis takes after
-     * the caller stopped waiting is given back)
-     */
-    public Lease lease(LimitDefinition limit, String key, long cost, long wanted) {
-        LimitRequest.check(limit, key, cost);
-        byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
-        try {
-            return leased(this.runner.run(counterKeys, leaseArguments(limit, cost, wanted)), limit);
-        }
-        catch (RedisTimeoutException ex) {
-            throw leaseGivenBackIfLate(ex, counterKeys, limit);
-        }
-    }
-
-    /**
-     * {@link #lease} on the runner's asynchronous API.
-     * @param limit a sliding-window-counter limit
-     * @param key the counter key
      * @param cost the call's permits; 0 to top up a lease without a call
      * @param wanted the permits this instance expects to admit before the sub-window ends, cost included
-     * @param blocking where a runner without an asynchronous API waits
+     * @param blocking where a runner without an asynchronous API waits; null to wait on this thread
      * @return the lease, or a stage failed with a {@link RedisBackendException}
      */
-    public CompletionStage<Lease> leaseAsync(LimitDefinition limit, String key, long cost, long wanted,
-            Executor blocking) {
-        LimitRequest.check(limit, key, Math.max(cost, 1));
-        byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
-        return this.runner.runAsync(counterKeys, leaseArguments(limit, cost, wanted), blocking)
-                .handle((reply, failure) -> {
-                    if (failure == null) {
-                        return leased(reply, limit);
+    CompletionStage<LeaseGrant> lease(Route route, LimitDefinition limit, long cost, long wanted, Executor blocking) {
+        byte[][] args = ScriptMessages.lease(now(), deadline(), limit, cost, wanted);
+        CompletionStage<List<Long>> reply;
+        if (blocking != null) {
+            reply = this.runner.runAsync(route.shard(), route.keys(), args, blocking);
+        }
+        else {
+            try {
+                reply = CompletableFuture.completedFuture(this.runner.run(route.shard(), route.keys(), args));
+            }
+            catch (RuntimeException ex) {
+                reply = CompletableFuture.failedFuture(ex);
+            }
+        }
+        return reply.handle((taken, failure) -> {
+            if (failure == null) {
+                if (ScriptMessages.ranLate(taken)) {
+                    throw RedisTimeoutException.slow("Redis ran the lease after the limiter's timeout",
+                            CompletableFuture.completedFuture(taken));
+                }
+                return ScriptMessages.grant(taken, limit);
+            }
+            RuntimeException cause = RedisBackendException.of(failure);
+            if (cause instanceof RedisTimeoutException timeout) {
+                timeout.lateReply().thenAccept((late) -> {
+                    if (ScriptMessages.tookPermits(late)) {
+                        this.runner.runLater(route.keys(), ScriptMessages.giveBackLate(now(), limit, late));
                     }
-                    RuntimeException cause = RedisBackendException.of(failure);
-                    throw (cause instanceof RedisTimeoutException timeout)
-                            ? leaseGivenBackIfLate(timeout, counterKeys, limit) : cause;
                 });
+            }
+            throw cause;
+        });
     }
 
     /**
@@ -465,59 +431,29 @@ public final class RedisBackend implements RateLimitBackend {
      * was reset or replaced since (its creation time differs), in the background.
      * @param limit the limit the lease was taken under
      * @param key the counter key
-     * @param lease the lease
+     * @param grant the lease as Redis took it
      * @param unused its permits not admitted
      * @return when Redis answered; failed when it did not
      */
-    public CompletionStage<List<Long>> giveBack(LimitDefinition limit, String key, Lease lease, long unused) {
-        byte[][] counterKeys = { this.keys.counterKey(limit.name(), key) };
-        return this.runner.runLater(counterKeys, giveBackArguments(limit, lease.decidedAtMillis(), unused,
-                lease.counterCreatedAtMillis()));
-    }
-
-    private byte[][] leaseArguments(LimitDefinition limit, long cost, long wanted) {
-        byte[][] args = Arrays.copyOf(arguments(LEASE, now(), deadline(), List.of(limit), new long[] { cost }), 9);
-        args[8] = bytes(Long.toString(Math.max(wanted, cost)));
-        return args;
-    }
-
-    private byte[][] giveBackArguments(LimitDefinition limit, long decidedAtMillis, long unused, long createdAtMillis) {
-        byte[][] args = Arrays.copyOf(arguments(GIVE_BACK, now(), bytes(Long.toString(decidedAtMillis)),
-                List.of(limit), new long[] { unused }), 9);
-        args[8] = bytes(Long.toString(createdAtMillis));
-        return args;
-    }
-
-    /** A lease Redis took after its caller stopped waiting is given back whole. */
-    private RedisTimeoutException leaseGivenBackIfLate(RedisTimeoutException timeout, byte[][] counterKeys,
-            LimitDefinition limit) {
-        timeout.lateReply().thenAccept((late) -> {
-            if (late.get(0) == 1 && late.get(6) > 0) {
-                this.runner.runLater(counterKeys, giveBackArguments(limit, late.get(1), late.get(6), late.get(8)));
-            }
-        });
-        return timeout;
-    }
-
-    private static Lease leased(List<Long> reply, LimitDefinition limit) {
-        if (reply.get(0) < 0) {
-            throw RedisTimeoutException.slow("Redis ran the lease after the limiter's timeout",
-                    CompletableFuture.completedFuture(reply));
-        }
-        return new Lease(decision(reply, 0, limit.limit()), reply.get(6), reply.get(1), reply.get(7), reply.get(8));
+    CompletionStage<List<Long>> giveBack(LimitDefinition limit, String key, LeaseGrant grant, long unused) {
+        return this.runner.runLater(new byte[][] { this.keys.counterKey(limit.name(), key) },
+                ScriptMessages.giveBack(now(), limit, grant.decidedAtMillis(), unused, grant.counterCreatedAtMillis()));
     }
 
     /**
-     * A lease as Redis took it.
-     *
-     * @param decision the decision of the call that took it (its remaining counts the whole lease as used)
-     * @param taken the permits counted in all, the call's cost included; 0 when rejected
-     * @param decidedAtMillis the Redis time it was taken at, which names its sub-window
-     * @param subWindowEndMillis the Redis time its sub-window ends at: the lease ends by then
-     * @param counterCreatedAtMillis the counter's creation time, which its give-back names
+     * Asks Redis whether it answers within the timeout and holds the script.
+     * @return whether the script is loaded
      */
-    public record Lease(Decision decision, long taken, long decidedAtMillis, long subWindowEndMillis,
-            long counterCreatedAtMillis) {
+    boolean isScriptLoaded() {
+        return this.runner.isScriptLoaded();
+    }
+
+    /**
+     * What counts in Redis the permits the failure policy admitted while Redis did not decide.
+     * @return the reporter
+     */
+    UnreportedAdmissions.Reporter reporter() {
+        return new AdmissionReports(this.runner, this.keys, this.slotOf, this::now);
     }
 
     /** Requests by hash slot, in slot order; one group when Redis is not a Cluster. */
@@ -539,92 +475,13 @@ public final class RedisBackend implements RateLimitBackend {
         return this.slotOf.applyAsInt(this.keys.counterKey(request.limit().name(), request.key()));
     }
 
-    private List<Long> run(byte[] operation, byte[] time, byte[] acquiredAt, byte[][] counterKeys,
-            List<LimitDefinition> limits, long[] costs) {
-        return this.runner.run(counterKeys, arguments(operation, time, acquiredAt, limits, costs));
-    }
-
-    private static byte[][] arguments(byte[] operation, byte[] time, byte[] acquiredAt, List<LimitDefinition> limits,
-            long[] costs) {
-        byte[][] args = new byte[3 + 5 * limits.size()][];
-        args[0] = operation;
-        args[1] = time;
-        args[2] = acquiredAt;
-        for (int i = 0; i < limits.size(); i++) {
-            LimitDefinition limit = limits.get(i);
-            checkLimit(limit);
-            int base = 3 + 5 * i;
-            args[base] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? ONE : ZERO;
-            args[base + 1] = bytes(Long.toString(limit.windowMillis()));
-            args[base + 2] = bytes(Integer.toString(limit.subWindows()));
-            args[base + 3] = bytes(Long.toString(limit.limit()));
-            args[base + 4] = bytes(Long.toString(costs[i]));
-        }
-        return args;
-    }
-
-    /**
-     * The shard that holds a key's counter: on Cluster the node that serves its slot now, so that
-     * failures, the breaker and fallbacks stay on it; {@code ""} elsewhere.
-     * @param limit the limit
-     * @param key the counter key
-     * @return the shard's id
-     */
-    public String shardOf(LimitDefinition limit, String key) {
-        return (this.slotOf == null) ? "" : this.runner.nodeOf(this.keys.counterKey(limit.name(), key));
-    }
-
-    /**
-     * The shards that hold counters now.
-     * @return as {@link #shardOf} names them
-     */
-    public Set<String> shards() {
-        return (this.slotOf == null) ? Set.of("") : this.runner.nodes();
-    }
-
     /**
      * Refuses a limit that Redis's Lua, which counts in doubles, cannot count exactly.
      * @param limit a limit's definition
      * @throws IllegalArgumentException when its limit is above {@link #MAX_LIMIT}
      */
     public static void checkLimit(LimitDefinition limit) {
-        if (limit.limit() > MAX_LIMIT) {
-            throw new IllegalArgumentException("Limit '" + limit.name() + "' is " + limit.limit()
-                    + " permits, but Redis counts exactly only up to " + MAX_LIMIT + " (2^53 - 1)");
-        }
-    }
-
-    private static Decisions decisions(List<Long> reply, List<LimitRequest> requests) {
-        List<Decision> decisions = new ArrayList<>(requests.size());
-        for (int i = 0; i < requests.size(); i++) {
-            decisions.add(decision(reply, i, requests.get(i).limit().limit()));
-        }
-        return new Decisions(reply.get(0) == 1, List.copyOf(decisions), reply.get(1));
-    }
-
-    private static Decision decision(List<Long> reply, int index, long limit) {
-        int base = 2 + 4 * index;
-        return new Decision(reply.get(base) == 1, limit, reply.get(base + 1), reply.get(base + 2), reply.get(base + 3));
-    }
-
-    private byte[][] keysOf(List<LimitRequest> requests) {
-        byte[][] counterKeys = new byte[requests.size()][];
-        for (int i = 0; i < requests.size(); i++) {
-            counterKeys[i] = this.keys.counterKey(requests.get(i).limit().name(), requests.get(i).key());
-        }
-        return counterKeys;
-    }
-
-    private static List<LimitDefinition> limitsOf(List<LimitRequest> requests) {
-        return requests.stream().map(LimitRequest::limit).toList();
-    }
-
-    private static long[] costsOf(List<LimitRequest> requests) {
-        return requests.stream().mapToLong(LimitRequest::cost).toArray();
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.US_ASCII);
+        ScriptMessages.checkLimit(limit);
     }
 
 }

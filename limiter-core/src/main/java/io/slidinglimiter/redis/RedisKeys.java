@@ -1,6 +1,6 @@
 package io.slidinglimiter.redis;
 
-import io.slidinglimiter.core.CounterKeys;
+import io.slidinglimiter.internal.CounterKeys;
 
 /**
  * Redis keys of counters: {@code <prefix>:{<key>}:<limit>}. The user's key is the hash tag, so

@@ -21,8 +21,7 @@ import io.slidinglimiter.core.TimeSource;
  * rejections, which write nothing, succeed) is one outage, not a log line per decision.
  * <p>
  * Decisions that fell back because their reply came too late while Redis was answering others
- * are not an outage but this application's overload: they are logged apart, once, then summed up
- * at most once a minute while they go on.
+ * are not an outage but this application's overload: {@link SlowCalls} says those.
  */
 final class RedisOutage implements AutoCloseable {
 
@@ -32,10 +31,7 @@ final class RedisOutage implements AutoCloseable {
 
     static final long PROBE_MILLIS = 500;
 
-    private static final Logger logger = Logger.getLogger(ResilientRedisBackend.class.getName());
-
-    /** Slow calls are this application's overload, not Redis's outage: said by the runner's logger. */
-    private static final Logger slowCallLogger = Logger.getLogger(LettuceScriptRunner.class.getName());
+    private static final Logger logger = Logger.getLogger(RedisOutage.class.getName());
 
     private final TimeSource timeSource;
 
@@ -54,11 +50,6 @@ final class RedisOutage implements AutoCloseable {
     private volatile long nextSummaryMillis;
 
     private volatile String cause = "";
-
-    private final LongAdder slowSinceSummary = new LongAdder();
-
-    /** When slow calls are next summed up; 0 until the first, which is logged at once. */
-    private volatile long nextSlowSummaryMillis;
 
     /** Whether the last failure was Redis out of reach (no answer), which a read can tell has ended. */
     private volatile boolean unreachable;
@@ -122,38 +113,6 @@ final class RedisOutage implements AutoCloseable {
             logger.log(Level.WARNING, () -> "Redis is still failing the rate limiter after "
                     + (now - this.startedAtMillis) / 1000 + " s (" + this.cause + "); "
                     + this.fallbacksInOutage.sum() + " decisions followed the failure policy so far.");
-        }
-    }
-
-    /**
-     * A decision fell back though Redis was answering: its reply came too late for this busy
-     * application. Logged the first time, then summed up at most once a minute.
-     * @param ex what the call failed with
-     */
-    void slowCall(RuntimeException ex) {
-        long now = this.timeSource.currentTimeMillis();
-        this.slowSinceSummary.increment();
-        long next = this.nextSlowSummaryMillis;
-        if (next != 0 && now < next) {
-            return;
-        }
-        synchronized (this) {
-            if (this.nextSlowSummaryMillis != next) {
-                return;
-            }
-            this.nextSlowSummaryMillis = now + SUMMARY_MILLIS;
-        }
-        long calls = this.slowSinceSummary.sumThenReset();
-        if (next == 0) {
-            slowCallLogger.log(Level.WARNING, () -> "A rate limiter decision followed limiter.redis.on-failure though Redis"
-                    + " was answering (" + ex.getMessage() + "): this application was too busy to read Redis's reply"
-                    + " in time. Give it more processor time or fewer concurrent requests, or raise"
-                    + " limiter.redis.max-wait; such decisions are summed up at most once a minute.");
-        }
-        else {
-            slowCallLogger.log(Level.WARNING, () -> calls + " rate limiter decisions followed limiter.redis.on-failure in"
-                    + " the last minute though Redis was answering: their replies came later than"
-                    + " limiter.redis.max-wait in this busy application.");
         }
     }
 

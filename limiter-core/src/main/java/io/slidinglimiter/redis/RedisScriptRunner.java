@@ -11,7 +11,7 @@ import java.util.concurrent.Executor;
  * trip, by {@code EVALSHA}, reloading the script when Redis answers {@code NOSCRIPT}.
  */
 @FunctionalInterface
-public interface RedisScriptRunner {
+interface RedisScriptRunner {
 
     /**
      * Runs the script.
@@ -21,6 +21,17 @@ public interface RedisScriptRunner {
      * @throws RuntimeException when Redis cannot be reached or does not answer in time
      */
     List<Long> run(byte[][] keys, byte[][] args);
+
+    /**
+     * Runs the script on a node already known, so that a decision computes its keys' slot once.
+     * @param node the node of the keys, as {@link #nodeOf} names it
+     * @param keys its {@code KEYS}, which share one hash slot
+     * @param args its {@code ARGV}
+     * @return its reply: integers
+     */
+    default List<Long> run(String node, byte[][] keys, byte[][] args) {
+        return run(keys, args);
+    }
 
     /**
      * Sends the script without waiting for it: for work whose outcome nobody waits for (giving back
@@ -46,6 +57,18 @@ public interface RedisScriptRunner {
     }
 
     /**
+     * {@link #runAsync} on a node already known.
+     * @param node the node of the keys, as {@link #nodeOf} names it
+     * @param keys its {@code KEYS}, which share one hash slot
+     * @param args its {@code ARGV}
+     * @param blocking runs work that may block
+     * @return completes with the reply, or exceptionally
+     */
+    default CompletableFuture<List<Long>> runAsync(String node, byte[][] keys, byte[][] args, Executor blocking) {
+        return runAsync(keys, args, blocking);
+    }
+
+    /**
      * Deletes every key that matches a pattern, scanning ({@code SCAN}, never {@code KEYS}) every
      * master of a Cluster. By default unsupported.
      * @param pattern a {@code SCAN MATCH} glob
@@ -63,6 +86,14 @@ public interface RedisScriptRunner {
      */
     default long redisDeadlineMillis() {
         return -1;
+    }
+
+    /**
+     * Whether Redis answers and holds the script. By default true: a runner that cannot tell.
+     * @return whether the script is cached
+     */
+    default boolean isScriptLoaded() {
+        return true;
     }
 
     /**

@@ -4,7 +4,7 @@ package io.slidinglimiter.redis;
  * One shard of a call decided across Redis Cluster nodes failed: which, and how (the cause), so
  * that only that shard's breaker counts the failure.
  */
-public class RedisShardException extends RedisBackendException {
+class RedisShardException extends RedisBackendException {
 
     /** The shard that failed. */
     private final String shard;

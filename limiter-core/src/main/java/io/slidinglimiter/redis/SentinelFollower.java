@@ -1,5 +1,6 @@
 package io.slidinglimiter.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,7 +94,7 @@ public final class SentinelFollower implements AutoCloseable {
     public static SentinelFollower forLimiter(LettuceScriptRunner runner, ResilientRedisBackend backend,
             String masterName, List<RedisURI> sentinels) {
         return new SentinelFollower(() -> {
-            if (!runner.reconnectToMaster(RECONNECT_WITHIN)) {
+            if (!reconnectToMaster(runner, RECONNECT_WITHIN)) {
                 logger.warning(() -> "Sliding Limiter did not reach the master that Sentinel promoted within "
                         + RECONNECT_WITHIN.toSeconds() + " s; decisions follow limiter.redis.on-failure until"
                         + " Redis answers.");
@@ -109,6 +110,44 @@ public final class SentinelFollower implements AutoCloseable {
             this.connections.clear();
         }
         this.client.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Makes the connection anew until it reaches a server that says it is a master ({@code ROLE}),
+     * trying again every 100 ms, each check bounded by the timeout. Right after a promotion a
+     * sentinel that has not yet heard of it may still name the old master (one that stalled would
+     * hold the new connection, and run what it queued, when it wakes); the sentinels are asked again
+     * until they name the new one. Blocks the calling thread as long.
+     * @param within how long to keep trying
+     * @return whether a master was reached
+     */
+    static boolean reconnectToMaster(LettuceScriptRunner runner, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            runner.reconnect();
+            try {
+                List<Object> role = runner.call((commands) -> commands.role());
+                Object first = role.isEmpty() ? null : role.get(0);
+                String name = (first instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII)
+                        : String.valueOf(first);
+                if (name.equals("master")) {
+                    return true;
+                }
+            }
+            catch (RuntimeException ex) {
+                // Not reached, or not answering: ask the sentinels again.
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(100);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
 }

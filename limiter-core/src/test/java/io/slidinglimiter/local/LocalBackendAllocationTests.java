@@ -9,7 +9,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.ManualTimeSource;
-import io.slidinglimiter.core.ThreadAllocation;
+import io.slidinglimiter.testsupport.ThreadAllocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

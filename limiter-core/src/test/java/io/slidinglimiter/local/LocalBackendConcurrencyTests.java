@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 
 import io.slidinglimiter.core.Algorithm;
-import io.slidinglimiter.core.ConcurrentCalls;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
@@ -160,9 +160,9 @@ class LocalBackendConcurrencyTests {
         ConcurrentCalls calls = ConcurrentCalls.run(THREADS, 20_000, (thread, i) -> {
             if (thread == 0 && i % 50 == 0) {
                 backend.peek(shapes[(i / 50) % shapes.length], "any");
-                return backend.tryAcquire(shapes[(i / 50) % shapes.length], "switch-" + i, 1);
+                return backend.tryAcquire(shapes[(i / 50) % shapes.length], "switch-" + i, 1).allowed();
             }
-            return backend.tryAcquire(shapes[i % shapes.length], "t" + thread + "-" + i, 1);
+            return backend.tryAcquire(shapes[i % shapes.length], "t" + thread + "-" + i, 1).allowed();
         });
         assertThat(calls.failures()).hasValue(0);
         this.frozen.advance(Duration.ofSeconds(3));

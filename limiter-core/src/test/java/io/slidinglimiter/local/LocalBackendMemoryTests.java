@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 import io.slidinglimiter.core.Algorithm;
-import io.slidinglimiter.core.CounterKeys;
+import io.slidinglimiter.internal.CounterKeys;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;

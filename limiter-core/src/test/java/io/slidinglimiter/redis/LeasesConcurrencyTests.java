@@ -15,10 +15,12 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.slidinglimiter.core.ConcurrentCalls;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.RedisExtension;
+import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -118,8 +120,8 @@ class LeasesConcurrencyTests {
             long until = from + 2_000;
             long inWindow = admitted.stream().filter((call) -> call[0] >= from && call[1] < until).count();
             assertThat(inWindow).as("admitted in window %d (fallbacks %d and %d, slow %d and %d; leases %s and %s)",
-                    window, first.fallbackDecisions(), second.fallbackDecisions(), first.slowDecisions(),
-                    second.slowDecisions(), first.leaseCounts("hot"), second.leaseCounts("hot"))
+                    window, first.status().fallbackDecisions(), second.status().fallbackDecisions(), first.status().slowDecisions(),
+                    second.status().slowDecisions(), first.status().leaseCounts("hot"), second.status().leaseCounts("hot"))
                     .isGreaterThanOrEqualTo(2_400);
         }
         assertThat(scriptCalls).as("script calls for %d decisions", decisions.get())
@@ -128,7 +130,7 @@ class LeasesConcurrencyTests {
         // also take less than one script call in ten.
         assertThat(scriptCalls).as("script calls for %d admissions", admitted.size())
                 .isLessThanOrEqualTo(admitted.size() / 10);
-        assertThat(first.leaseCounts("hot").fromLease() + second.leaseCounts("hot").fromLease())
+        assertThat(first.status().leaseCounts("hot").fromLease() + second.status().leaseCounts("hot").fromLease())
                 .isGreaterThan(admitted.size() / 2);
     }
 
@@ -142,7 +144,7 @@ class LeasesConcurrencyTests {
         second.tryAcquire(limit.withLimit(1_000_000), "warm", 1);
         AtomicLong next = new AtomicLong();
         ConcurrentCalls calls = ConcurrentCalls.run(4, 5,
-                () -> ((next.getAndIncrement() % 2 == 0) ? first : second).tryAcquire(limit, "k", 1));
+                () -> ((next.getAndIncrement() % 2 == 0) ? first : second).tryAcquire(limit, "k", 1).allowed());
         assertThat(calls.admitted()).hasValue(10);
         assertThat(first.usage(limit, "k").used()).isEqualTo(10);
     }
@@ -154,14 +156,14 @@ class LeasesConcurrencyTests {
         for (int i = 0; i < 30; i++) {
             assertThat(instance.tryAcquire(limit, "k", 1).allowed()).isTrue();
         }
-        assertThat(instance.leaseState("held", "k").held()).isTrue();
+        assertThat(instance.status().leaseState("held", "k").held()).isTrue();
         instance.close();
         String counted = this.server.call((commands) -> commands.hget("limiter:{k}:held", "t"));
         assertThat(counted).as("Redis's count once the instance closed").isEqualTo("30");
     }
 
     private ResilientRedisBackend instance() {
-        LettuceConnectionFactory factory = RedisBackendTests.connectionFactory(this.server.port());
+        LettuceConnectionFactory factory = RedisExtension.connectionFactory(this.server.port());
         this.factories.add(factory);
         TimeSource clock = TimeSource.monotonic();
         // Sixteen busy threads share two cores with redis-server here: a timeout long enough that a

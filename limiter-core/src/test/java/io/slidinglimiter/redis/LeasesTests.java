@@ -21,9 +21,11 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
-import io.slidinglimiter.core.WindowCounterPropertiesTests;
-import io.slidinglimiter.core.WindowCounterPropertiesTests.SlotModel;
+import io.slidinglimiter.local.WindowCounterPropertiesTests;
+import io.slidinglimiter.local.WindowCounterPropertiesTests.SlotModel;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.RedisExtension;
+import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,7 +41,7 @@ class LeasesTests {
     private static final int SEEDS = Integer.getInteger("limiter.seeds", 40);
 
     @RegisterExtension
-    static final OwnRedis redis = OwnRedis.perClass();
+    static final RedisExtension redis = RedisExtension.perClass();
 
     private static LettuceScriptRunner lettuce;
 
@@ -61,7 +63,7 @@ class LeasesTests {
         Decision taking = instance.tryAcquire(limit, "k", 1);
         assertThat(taking.allowed()).isTrue();
         assertThat(taking.remaining()).as("the lease's permits are not used yet").isEqualTo(998);
-        assertThat(instance.leaseState("api", "k").left()).isEqualTo(99);
+        assertThat(instance.status().leaseState("api", "k").left()).isEqualTo(99);
         for (int i = 1; i <= 99; i++) {
             Decision decision = instance.tryAcquire(limit, "k", 1);
             assertThat(decision.allowed()).isTrue();
@@ -70,10 +72,10 @@ class LeasesTests {
         // Below a quarter left (23 of 99), a top-up in the background: 77 used in no time is a high rate,
         // so it asks for the limit and Redis gives half of what is left, (1000 - 101) / 2.
         assertThat(redis.server().scriptCalls() - calls).as("script calls for 100 decisions").isEqualTo(2);
-        assertThat(instance.leaseState("api", "k"))
-                .isEqualTo(new ResilientRedisBackend.LeaseState(true, 449, 549, 988));
+        assertThat(instance.status().leaseState("api", "k"))
+                .isEqualTo(new LeaseState(true, 449, 549, 988));
         assertThat(instance.usage(limit, "k").used()).isEqualTo(101 + 449);
-        assertThat(instance.leaseCounts("api")).isEqualTo(new ResilientRedisBackend.LeaseCounts(99, 2, 2, 0, 0));
+        assertThat(instance.status().leaseCounts("api")).isEqualTo(new LeaseCounts(99, 2, 2, 0, 0));
     }
 
     @Test
@@ -90,7 +92,7 @@ class LeasesTests {
             assertThat(decisions.get(0).remaining()).isEqualTo(999 - i);
         }
         assertThat(redis.server().scriptCalls() - calls).as("a lease and a top-up for 100 decisions").isEqualTo(2);
-        assertThat(instance.leaseCounts("api").fromLease()).isEqualTo(99);
+        assertThat(instance.status().leaseCounts("api").fromLease()).isEqualTo(99);
     }
 
     @Test
@@ -103,7 +105,7 @@ class LeasesTests {
         assertThat(instance.usage(limit, "k").used()).as("counted at once").isGreaterThan(admitted);
         this.clock.advanceMillis(1_000);
         instance.sweepLeases();
-        assertThat(instance.leaseState("api", "k").held()).isFalse();
+        assertThat(instance.status().leaseState("api", "k").held()).isFalse();
         assertThat(instance.usage(limit, "k").used()).isEqualTo(admitted);
         // Given back to the sub-window it came from: it leaves the window with it, not later.
         this.clock.advanceMillis(9_000);
@@ -115,7 +117,7 @@ class LeasesTests {
         LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
         ResilientRedisBackend instance = instance();
         lease(instance, limit, "k");
-        long endsIn = instance.leaseState("api", "k").endsInMillis();
+        long endsIn = instance.status().leaseState("api", "k").endsInMillis();
         assertThat(endsIn).isEqualTo(1_000 - 10 - Leases.MARGIN_MILLIS);
         this.clock.advanceMillis(endsIn);
         long calls = redis.server().scriptCalls();
@@ -124,7 +126,7 @@ class LeasesTests {
 
         LimitDefinition longSlots = LimitDefinition.of("daily", 100_000, Duration.ofMinutes(100), 10);
         lease(instance, longSlots, "k");
-        assertThat(instance.leaseState("daily", "k").endsInMillis()).isEqualTo(Leases.MAX_LEASE_MILLIS);
+        assertThat(instance.status().leaseState("daily", "k").endsInMillis()).isEqualTo(Leases.MAX_LEASE_MILLIS);
     }
 
     @Test
@@ -140,21 +142,21 @@ class LeasesTests {
         }
         assertThat(admitted).isEqualTo(10);
         // Nothing is held back at the end: the last permits went one by one.
-        assertThat(first.leaseState("api", "k").left() + second.leaseState("api", "k").left()).isZero();
+        assertThat(first.status().leaseState("api", "k").left() + second.status().leaseState("api", "k").left()).isZero();
     }
 
     @Test
     void redisGivesAtMostHalfOfWhatIsLeftAfterTheCall() {
         LimitDefinition limit = LimitDefinition.of("api", 101, Duration.ofSeconds(10), 10);
         RedisBackend redis = redisAtTime();
-        RedisBackend.Lease lease = redis.lease(limit, "k", 1, 1_000);
+        LeaseGrant lease = lease(redis, limit, "k", 1, 1_000);
         assertThat(lease.taken()).isEqualTo(1 + 50);
         assertThat(lease.decision().remaining()).isEqualTo(50);
-        assertThat(redis.lease(limit, "k", 1, 1_000).taken()).isEqualTo(1 + 24);
-        assertThat(redis.lease(limit, "k", 2, 2).taken()).as("only what is wanted").isEqualTo(2);
-        RedisBackend.Lease last = null;
+        assertThat(lease(redis, limit, "k", 1, 1_000).taken()).isEqualTo(1 + 24);
+        assertThat(lease(redis, limit, "k", 2, 2).taken()).as("only what is wanted").isEqualTo(2);
+        LeaseGrant last = null;
         for (int i = 0; i < 30; i++) {
-            last = redis.lease(limit, "k", 1, 1_000);
+            last = lease(redis, limit, "k", 1, 1_000);
         }
         assertThat(last.decision().allowed()).isFalse();
         assertThat(last.taken()).isZero();
@@ -182,10 +184,10 @@ class LeasesTests {
         lease(here, limit, "k");
         lease(other, limit, "k");
         here.reset(limit, "k");
-        assertThat(here.leaseState("daily", "k").held()).isFalse();
-        assertThat(other.leaseState("daily", "k").held()).isTrue();
+        assertThat(here.status().leaseState("daily", "k").held()).isFalse();
+        assertThat(other.status().leaseState("daily", "k").held()).isTrue();
         this.clock.advanceMillis(Leases.MAX_LEASE_MILLIS);
-        assertThat(other.leaseState("daily", "k").held()).isFalse();
+        assertThat(other.status().leaseState("daily", "k").held()).isFalse();
         other.sweepLeases();
         // The old lease's rest is not given back into the new counter.
         assertThat(here.tryAcquire(limit, "k", 1).allowed()).isTrue();
@@ -197,16 +199,16 @@ class LeasesTests {
         onARedisOfItsOwn(FailurePolicy.FAIL_CLOSED, (own, instance) -> {
             LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
             lease(instance, limit, "k");
-            long left = instance.leaseState("api", "k").left();
+            long left = instance.status().leaseState("api", "k").left();
             own.stop();
             for (long i = 0; i < left; i++) {
                 assertThat(instance.tryAcquire(limit, "k", 1).allowed()).as("from the lease").isTrue();
             }
             assertThat(instance.tryAcquire(limit, "k", 1).allowed()).as("fail-closed").isFalse();
-            assertThat(instance.leaseCounts("api").fromLease()).isEqualTo(left);
+            assertThat(instance.status().leaseCounts("api").fromLease()).isEqualTo(left);
 
             lease(instance, limit, "other");
-            assertThat(instance.leaseState("api", "other").held()).as("no new lease without Redis").isFalse();
+            assertThat(instance.status().leaseState("api", "other").held()).as("no new lease without Redis").isFalse();
         });
     }
 
@@ -215,19 +217,19 @@ class LeasesTests {
         onARedisOfItsOwn(FailurePolicy.FAIL_OPEN, (own, instance) -> {
             LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
             lease(instance, limit, "k");
-            long left = instance.leaseState("api", "k").left();
+            long left = instance.status().leaseState("api", "k").left();
             own.stop();
             this.clock.advanceMillis(1_000);
             instance.sweepLeases();
-            assertThat(instance.leaseCounts("api").lost()).isEqualTo(left);
-            assertThat(instance.leaseCounts("api").givenBack()).isZero();
+            assertThat(instance.status().leaseCounts("api").lost()).isEqualTo(left);
+            assertThat(instance.status().leaseCounts("api").givenBack()).isZero();
         });
     }
 
     /** An instance on a redis-server of the test's own, which the test may stop. */
     private void onARedisOfItsOwn(FailurePolicy policy, BiConsumer<RedisServer, ResilientRedisBackend> test) {
         RedisServer own = RedisServer.start();
-        LettuceConnectionFactory factory = RedisBackendTests.connectionFactory(own.port());
+        LettuceConnectionFactory factory = RedisExtension.connectionFactory(own.port());
         try {
             LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200));
             RedisBackend redis = RedisBackend.atTime(synchronous(runner), new RedisKeys("limiter"),
@@ -245,12 +247,12 @@ class LeasesTests {
         LimitDefinition log = new LimitDefinition("log", 1000, Duration.ofSeconds(10), 10,
                 io.slidinglimiter.core.Algorithm.SLIDING_LOG);
         ResilientRedisBackend instance = instance();
-        assertThat(instance.leases(log)).isFalse();
+        assertThat(instance.status().leases(log)).isFalse();
         for (int i = 0; i < 10; i++) {
             this.clock.advanceMillis(1);
             instance.tryAcquire(log, "k", 1);
         }
-        assertThat(instance.leaseState("log", "k").held()).isFalse();
+        assertThat(instance.status().leaseState("log", "k").held()).isFalse();
         assertThat(instance.usage(log, "k").used()).isEqualTo(10);
     }
 
@@ -414,6 +416,11 @@ class LeasesTests {
                 new ResilientRedisBackend.Settings(policy, Map.of(), 3, 500, 1_000, (name) -> true), this.clock,
                 (limit) -> {
                 }, null, false);
+    }
+
+    /** Takes a lease on this thread. */
+    private static LeaseGrant lease(RedisBackend redis, LimitDefinition limit, String key, long cost, long wanted) {
+        return redis.lease(redis.route(limit, key), limit, cost, wanted, null).toCompletableFuture().join();
     }
 
     /** The real runner, with its background calls (give-backs) run before the call returns. */

@@ -12,13 +12,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.core.ConcurrentCalls;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -31,7 +32,7 @@ import static org.awaitility.Awaitility.await;
 class NothingAdmittedIsLostTests {
 
     @RegisterExtension
-    final OwnRedis redis = OwnRedis.perTest();
+    final RedisExtension redis = RedisExtension.perTest();
 
     private final List<ResilientRedisBackend> backends = new ArrayList<>();
 
@@ -76,15 +77,15 @@ class NothingAdmittedIsLostTests {
                 assertThat(backend.tryAcquire(limit, "k", 1).allowed()).as("%s: before the stall", policy).isTrue();
             }
             this.redis.server().call((redis) -> redis.clientPause(1_500));
-            long fallbacks = backend.fallbackDecisions();
+            long fallbacks = backend.status().fallbackDecisions();
             for (int i = 0; i < 4; i++) {
                 assertThat(backend.tryAcquire(limit, "k", 1).allowed()).as("%s: during the stall", policy).isTrue();
             }
-            assertThat(backend.fallbackDecisions() - fallbacks).as("%s: decided without Redis", policy).isEqualTo(4);
+            assertThat(backend.status().fallbackDecisions() - fallbacks).as("%s: decided without Redis", policy).isEqualTo(4);
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(usedInRedis(limit, "k"))
                     .as("%s: Redis's count once it answers: 3 before, 4 during", policy).isEqualTo(7));
             // Counted as reported once the report's reply was read, which may come after the peek's.
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(backend.reportedFallbackPermits())
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(backend.status().reportedFallbackPermits())
                     .isGreaterThanOrEqualTo(4));
             List<Boolean> after = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
@@ -120,14 +121,14 @@ class NothingAdmittedIsLostTests {
             List<LimitRequest> asked = List.of(new LimitRequest(limiter.definition("tokens"), "alice", 200));
             Decisions taken = limiter.tryAcquireAllToSettle(asked);
             if (!taken.allowed()) {
-                return taken.get(0);
+                return taken.get(0).allowed();
             }
             long used = 1 + random.nextInt(400);
             limiter.settle(asked, taken, new long[] { used });
             admitted.incrementAndGet();
             charged.addAndGet(used);
             beyondReservation.addAndGet(Math.max(0, used - 200));
-            return taken.get(0);
+            return taken.get(0).allowed();
         });
         assertThat(calls.failures()).as("seed %d", seed).hasValue(0);
         assertThat(admitted.get()).as("seed %d: calls admitted", seed).isPositive();

@@ -17,6 +17,7 @@ import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -31,7 +32,7 @@ class RedisBackendOperationsTests {
     private static final long T0 = 1_700_000_000_000L;
 
     @RegisterExtension
-    static final OwnRedis redis = OwnRedis.perClass();
+    static final RedisExtension redis = RedisExtension.perClass();
 
     private static RedisBackend backend;
 

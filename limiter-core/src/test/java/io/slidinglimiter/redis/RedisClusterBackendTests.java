@@ -13,12 +13,14 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.slidinglimiter.core.ConcurrentCalls;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.RedisClusterServers;
+import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,7 +63,7 @@ class RedisClusterBackendTests {
         LimitDefinition limit = LimitDefinition.of("spread", 200, Duration.ofMinutes(1), 10);
         List<String> keys = List.of("alpha", "bravo", "charlie", "delta", "echo", "foxtrot");
         ConcurrentCalls calls = ConcurrentCalls.run(16, 90,
-                (thread, i) -> backend.tryAcquire(limit, keys.get(i % keys.size()), 1));
+                (thread, i) -> backend.tryAcquire(limit, keys.get(i % keys.size()), 1).allowed());
         assertThat(calls.admitted()).hasValue(200 * keys.size());
         for (RedisServer node : cluster.nodes()) {
             assertThat(node.<Long>call((redis) -> redis.dbsize())).as("keys on node %d", node.port()).isPositive();
@@ -140,24 +142,24 @@ class RedisClusterBackendTests {
                 sleeper.start();
                 RedisServer.sleepMillis(100);
                 long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                while (resilient.openShards().isEmpty()) {
+                while (resilient.status().openShards().isEmpty()) {
                     assertThat(System.nanoTime()).as("a breaker opened").isLessThan(deadline);
                     resilient.tryAcquireAll(across);
                     RedisServer.sleepMillis(20);
                 }
-                assertThat(resilient.openShards()).containsExactly(redis.shardOf(limit, sick));
+                assertThat(resilient.status().openShards()).containsExactly(redis.route(limit, sick).shard());
                 long healthyScripts = own.nodes().get(1).scriptCalls();
-                long fallbacks = resilient.fallbackDecisions();
+                long fallbacks = resilient.status().fallbackDecisions();
                 assertThat(resilient.tryAcquireAll(across).allowed()).isTrue();
-                assertThat(resilient.fallbackDecisions()).as("the call across fell back").isEqualTo(fallbacks + 2);
+                assertThat(resilient.status().fallbackDecisions()).as("the call across fell back").isEqualTo(fallbacks + 2);
                 assertThat(own.nodes().get(1).scriptCalls()).as("sent nowhere").isEqualTo(healthyScripts);
                 assertThat(resilient.tryAcquire(limit, healthy, 1).allowed()).isTrue();
-                assertThat(resilient.fallbackDecisions()).as("the healthy shard decides in Redis")
+                assertThat(resilient.status().fallbackDecisions()).as("the healthy shard decides in Redis")
                         .isEqualTo(fallbacks + 2);
                 // Every fallback here was a call across, admitted by fail-open for both keys: each shard is told
                 // of its keys once it answers, the healthy one at once (one call for its key); the stalled one
                 // only after its breaker lets a call through again (not within this test's minute).
-                long admittedByFallback = resilient.fallbackDecisions() / 2;
+                long admittedByFallback = resilient.status().fallbackDecisions() / 2;
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                         assertThat(own.nodes().get(1).scriptCalls()).as("the decision, then the report of its key")
                                 .isEqualTo(healthyScripts + 2));

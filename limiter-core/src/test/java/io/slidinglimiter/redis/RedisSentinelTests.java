@@ -20,6 +20,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.RedisSentinelServers;
+import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -144,9 +146,9 @@ class RedisSentinelTests {
         private final Map<String, Integer> admittedByFallback = new java.util.HashMap<>();
 
         boolean decide(String key) {
-            long fallbacks = this.backend.fallbackDecisions();
+            long fallbacks = this.backend.status().fallbackDecisions();
             boolean allowed = this.backend.tryAcquire(this.limit, key, 1).allowed();
-            if (this.backend.fallbackDecisions() == fallbacks) {
+            if (this.backend.status().fallbackDecisions() == fallbacks) {
                 this.decidedInRedis.merge(key, 1, Integer::sum);
             }
             else if (allowed) {
@@ -169,10 +171,10 @@ class RedisSentinelTests {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (true) {
                 assertThat(System.nanoTime()).as("decisions reached the promoted replica").isLessThan(deadline);
-                long fallbacks = this.backend.fallbackDecisions();
+                long fallbacks = this.backend.status().fallbackDecisions();
                 decide(key);
                 long switched = this.switchedAt.get();
-                if (switched != 0 && this.backend.fallbackDecisions() == fallbacks) {
+                if (switched != 0 && this.backend.status().fallbackDecisions() == fallbacks) {
                     return Duration.ofNanos(System.nanoTime() - switched);
                 }
                 RedisServer.sleepMillis(10);

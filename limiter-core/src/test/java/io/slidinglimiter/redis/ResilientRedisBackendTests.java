@@ -13,12 +13,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.slidinglimiter.Decision;
-import io.slidinglimiter.core.ConcurrentCalls;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.RedisExtension;
+import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +36,7 @@ class ResilientRedisBackendTests {
     private static final long MARGIN_MILLIS = 900;
 
     @RegisterExtension
-    final OwnRedis redis = OwnRedis.perTest();
+    final RedisExtension redis = RedisExtension.perTest();
 
     private final AtomicInteger fallbacksSeen = new AtomicInteger();
 
@@ -61,7 +63,7 @@ class ResilientRedisBackendTests {
             ResilientRedisBackend backend = backend(policy, 1_000);
             assertThat(backend.tryAcquire(limit, "warm-" + policy, 1).allowed()).isTrue();
             this.redis.server().stop();
-            ConcurrentCalls load = ConcurrentCalls.run(16, 40, () -> backend.tryAcquire(limit, "k", 1));
+            ConcurrentCalls load = ConcurrentCalls.run(16, 40, () -> backend.tryAcquire(limit, "k", 1).allowed());
             assertThat(load.failures()).as(policy + ": exceptions").hasValue(0);
             assertThat(load.slowestMillis().get()).as(policy + ": slowest call")
                     .isLessThan(TIMEOUT.toMillis() + MARGIN_MILLIS);
@@ -74,7 +76,7 @@ class ResilientRedisBackendTests {
             else {
                 assertThat(load.admitted()).as(policy.toString()).hasValue(16 * 40);
             }
-            assertThat(backend.isCircuitOpen()).isTrue();
+            assertThat(backend.status().isCircuitOpen()).isTrue();
             this.redis.server().restart();
             awaitRedisDecides(backend, limit);
         }
@@ -86,7 +88,7 @@ class ResilientRedisBackendTests {
         LimitDefinition limit = LimitDefinition.of("local-fallback", 100, Duration.ofMinutes(1), 10);
         ResilientRedisBackend backend = backend(FailurePolicy.LOCAL, 1_000);
         this.redis.server().stop();
-        ConcurrentCalls load = ConcurrentCalls.run(16, 50, () -> backend.tryAcquire(limit, "k", 1));
+        ConcurrentCalls load = ConcurrentCalls.run(16, 50, () -> backend.tryAcquire(limit, "k", 1).allowed());
         assertThat(load.failures()).hasValue(0);
         assertThat(load.admitted()).hasValue(100);
     }
@@ -153,7 +155,7 @@ class ResilientRedisBackendTests {
         ResilientRedisBackend backend = backend(FailurePolicy.FAIL_CLOSED, 1_000);
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isTrue();
         this.redis.server().call((redis) -> redis.clientPause(1_500));
-        ConcurrentCalls load = ConcurrentCalls.run(16, 5, () -> backend.tryAcquire(limit, "k", 1));
+        ConcurrentCalls load = ConcurrentCalls.run(16, 5, () -> backend.tryAcquire(limit, "k", 1).allowed());
         assertThat(load.failures()).hasValue(0);
         assertThat(load.admitted()).hasValue(0);
         assertThat(load.slowestMillis().get()).isLessThan(TIMEOUT.toMillis() + MARGIN_MILLIS);
@@ -180,7 +182,7 @@ class ResilientRedisBackendTests {
         for (int cacheSize : new int[] { 1_000, 0 }) {
             ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, cacheSize);
             this.redis.server().call((redis) -> redis.configResetstat());
-            ConcurrentCalls load = ConcurrentCalls.run(16, 200, () -> backend.tryAcquire(limit, "hot-key-" + cacheSize, 1));
+            ConcurrentCalls load = ConcurrentCalls.run(16, 200, () -> backend.tryAcquire(limit, "hot-key-" + cacheSize, 1).allowed());
             assertThat(load.failures()).hasValue(0);
             admitted.add(load.admitted().get());
             scriptCalls.add(scriptCalls());
@@ -228,14 +230,14 @@ class ResilientRedisBackendTests {
             this.redis.server().call((redis) -> redis.configResetstat());
             int each = 32_000 / callers;
             ConcurrentCalls load = ConcurrentCalls.run(callers, each,
-                    (thread, i) -> backend.tryAcquire(limit, "user-" + (thread * 1_000_003L + i * 7919L) % 100_000, 1));
+                    (thread, i) -> backend.tryAcquire(limit, "user-" + (thread * 1_000_003L + i * 7919L) % 100_000, 1).allowed());
             long decisions = (long) callers * each;
             long inRedis = scriptCalls();
             assertThat(load.failures()).hasValue(0);
             assertThat(inRedis).as("%d callers: %d of %d decisions reached Redis (%d slow, %d fell back)", callers,
-                    inRedis, decisions, backend.slowDecisions(), backend.fallbackDecisions())
+                    inRedis, decisions, backend.status().slowDecisions(), backend.status().fallbackDecisions())
                     .isGreaterThanOrEqualTo(decisions * 999 / 1000);
-            assertThat(backend.isFailing()).isFalse();
+            assertThat(backend.status().isFailing()).isFalse();
             backend.close();
         }
     }
@@ -252,7 +254,7 @@ class ResilientRedisBackendTests {
         Thread sleeper = new Thread(() -> this.redis.server().stall(1.5));
         sleeper.start();
         letTheStallBegin();
-        ConcurrentCalls stalled = ConcurrentCalls.run(8, 1, () -> backend.tryAcquire(limit, "alice", 1));
+        ConcurrentCalls stalled = ConcurrentCalls.run(8, 1, () -> backend.tryAcquire(limit, "alice", 1).allowed());
         assertThat(stalled.admitted()).as("fail-closed during the stall").hasValue(0);
         sleeper.join();
         Decision afterwards = new RedisBackend(new LettuceScriptRunner(this.redis.connectionFactory(), Duration.ofSeconds(5)),
@@ -312,7 +314,7 @@ class ResilientRedisBackendTests {
         ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, 0);
         backend.tryAcquire(limit, "full", 3);
         List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(ResilientRedisBackend.class.getName());
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(RedisOutage.class.getName());
         java.util.logging.Handler handler = new java.util.logging.Handler() {
 
             @Override
@@ -337,12 +339,12 @@ class ResilientRedisBackendTests {
                 backend.tryAcquire(limit, (call % 2 == 0) ? "full" : "new-" + call, 1);
                 RedisServer.sleepMillis(2);
             }
-            assertThat(backend.isFailing()).isTrue();
+            assertThat(backend.status().isFailing()).isTrue();
             this.redis.server().call((redis) -> redis.configSet("maxmemory", "0"));
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
                     .until(() -> {
                         backend.tryAcquire(limit, "after", 1);
-                        return !backend.isFailing();
+                        return !backend.status().isFailing();
                     });
         }
         finally {
@@ -371,12 +373,12 @@ class ResilientRedisBackendTests {
         for (int call = 0; call < 5; call++) {
             backend.tryAcquire(limit, "k", 1);
         }
-        assertThat(backend.isFailing()).isTrue();
-        assertThat(backend.isCircuitOpen()).as("open for a minute").isTrue();
+        assertThat(backend.status().isFailing()).isTrue();
+        assertThat(backend.status().isCircuitOpen()).as("open for a minute").isTrue();
         this.redis.server().restart();
         long back = System.nanoTime();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !backend.isFailing());
-        assertThat(backend.isCircuitOpen()).isFalse();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !backend.status().isFailing());
+        assertThat(backend.status().isCircuitOpen()).isFalse();
         assertThat(Duration.ofNanos(System.nanoTime() - back)).isLessThan(Duration.ofSeconds(5));
         backend.close();
     }
@@ -393,13 +395,13 @@ class ResilientRedisBackendTests {
     /** Polls (real time: the breaker's pause has to pass) until Redis decides again; at most 10 s. */
     private void awaitRedisDecides(ResilientRedisBackend backend, LimitDefinition limit) {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        long before = backend.fallbackDecisions();
+        long before = backend.status().fallbackDecisions();
         while (System.nanoTime() < deadline) {
             backend.tryAcquire(limit, "probe", 1);
-            if (!backend.isCircuitOpen() && backend.fallbackDecisions() == before) {
+            if (!backend.status().isCircuitOpen() && backend.status().fallbackDecisions() == before) {
                 return;
             }
-            before = backend.fallbackDecisions();
+            before = backend.status().fallbackDecisions();
             RedisServer.sleepMillis(50);
         }
         throw new AssertionError("Redis was not used again within 10 s of coming back");

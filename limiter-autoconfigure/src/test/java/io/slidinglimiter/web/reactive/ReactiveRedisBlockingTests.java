@@ -15,7 +15,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration;
-import io.slidinglimiter.redis.RedisServer;
+import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -111,7 +111,7 @@ class ReactiveRedisBlockingTests {
         for (int i = 0; i < 60; i++) {
             assertThat(status((i % 2 == 0) ? this.first : this.second, "/hello/busy-" + i)).isEqualTo(200);
         }
-        assertThat(this.first.getBean(LimiterRedisAutoConfiguration.LimiterRedis.class).backend().leaseCounts("busy")
+        assertThat(this.first.getBean(LimiterRedisAutoConfiguration.LimiterRedis.class).backend().status().leaseCounts("busy")
                 .fromLease()).isPositive();
         assertThat(BLOCKING_CALLS).isEmpty();
     }

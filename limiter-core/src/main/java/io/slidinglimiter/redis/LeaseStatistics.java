@@ -1,0 +1,24 @@
+package io.slidinglimiter.redis;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** A limit's lease counts since start, counted by any number of threads. */
+final class LeaseStatistics {
+
+    final LongAdder fromLease = new LongAdder();
+
+    final LongAdder fromRedis = new LongAdder();
+
+    final LongAdder leasesTaken = new LongAdder();
+
+    final LongAdder givenBack = new LongAdder();
+
+    final LongAdder lost = new LongAdder();
+
+    /** @return the counts now */
+    LeaseCounts counts() {
+        return new LeaseCounts(this.fromLease.sum(), this.fromRedis.sum(), this.leasesTaken.sum(),
+                this.givenBack.sum(), this.lost.sum());
+    }
+
+}
