@@ -123,8 +123,8 @@ public class RateLimiters {
      * @param plan the caller's plan, or null for the limit's own quota
      * @return null when the permits were taken; else the rejection
      */
-    public Decision rejection(LimitRegistry.Handle limit, String key, long cost, String plan) {
-        Decision rejection = this.backend.rejection(limit.definition(plan), key, cost);
+    public Decision acquireOrReject(LimitRegistry.Handle limit, String key, long cost, String plan) {
+        Decision rejection = this.backend.acquireOrReject(limit.definition(plan), key, cost);
         record(limit, rejection == null);
         return rejection;
     }

@@ -257,7 +257,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         }
         long cost = cost(limit, definition, context);
         if (web == null) {
-            Decision rejection = rateLimiters.rejection(limit.limit(), key, cost, plan);
+            Decision rejection = rateLimiters.acquireOrReject(limit.limit(), key, cost, plan);
             // A limit in shadow mode never rejects the call; its decision was counted.
             if (rejection != null && !limit.limit().isShadow()) {
                 settle(List.of(new LimitRequest(definition, key, cost)), new Decisions(false, List.of(rejection)),

@@ -149,7 +149,7 @@ class StartupHygieneTests {
         final AtomicInteger backend = new AtomicInteger();
 
         @Around("execution(* io.slidinglimiter.RateLimiters.tryAcquire(..))"
-                + " || execution(* io.slidinglimiter.RateLimiters.rejection(..))")
+                + " || execution(* io.slidinglimiter.RateLimiters.acquireOrReject(..))")
         Object countRateLimiters(ProceedingJoinPoint call) throws Throwable {
             this.rateLimiters.incrementAndGet();
             return call.proceed();

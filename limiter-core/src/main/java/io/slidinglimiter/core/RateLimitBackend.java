@@ -48,7 +48,7 @@ public interface RateLimitBackend extends AutoCloseable {
      * @return null when the permits were taken; else the rejection
      * @throws IllegalArgumentException for a blank key or a cost outside 1..limit
      */
-    default Decision rejection(LimitDefinition limit, String key, long cost) {
+    default Decision acquireOrReject(LimitDefinition limit, String key, long cost) {
         Decision decision = tryAcquire(limit, key, cost);
         return decision.allowed() ? null : decision;
     }

@@ -63,8 +63,8 @@ public class RoutingBackend implements RateLimitBackend {
     }
 
     @Override
-    public Decision rejection(LimitDefinition limit, String key, long cost) {
-        return backendFor(limit).rejection(limit, key, cost);
+    public Decision acquireOrReject(LimitDefinition limit, String key, long cost) {
+        return backendFor(limit).acquireOrReject(limit, key, cost);
     }
 
     @Override

@@ -60,9 +60,6 @@ final class TickingTimeSource implements TimeSource {
 
     private final boolean threaded;
 
-    /** Whether one read in {@value #SAMPLED_READS} goes to the clock while the thread ticks; off only for model checking. */
-    private final boolean sampled;
-
     /** The newest time read from the clock by anyone. */
     private volatile long millis;
 
@@ -89,40 +86,35 @@ final class TickingTimeSource implements TimeSource {
      * @param threaded whether a read wakes a thread of its own; without, tests drive {@link #tick()}
      */
     TickingTimeSource(TimeSource clock, int idleTicks, boolean threaded) {
-        this(clock, idleTicks, threaded, true);
-    }
-
-    /**
-     * Creates a clock whose reads while ticking may all be served from the field: a deterministic
-     * clock for model checking, which cannot replay a random choice.
-     * @param clock the underlying clock
-     * @param idleTicks the ticks without a read after which the thread parks
-     * @param threaded whether a read wakes a thread of its own
-     * @param sampled whether one read in {@value #SAMPLED_READS} goes to the clock while ticking
-     */
-    TickingTimeSource(TimeSource clock, int idleTicks, boolean threaded, boolean sampled) {
         this.clock = clock;
         this.idleTicks = idleTicks;
         this.threaded = threaded;
-        this.sampled = sampled;
         this.millis = clock.currentTimeMillis();
     }
 
     @Override
     public long currentTimeMillis() {
         if (this.ticking) {
-            if (!this.read) {
-                this.read = true;
-            }
-            if (!this.sampled || (ThreadLocalRandom.current().nextInt() & (SAMPLED_READS - 1)) != 0) {
-                return this.millis;
-            }
-            return raiseTo(this.clock.currentTimeMillis());
+            return readWhileTicking((ThreadLocalRandom.current().nextInt() & (SAMPLED_READS - 1)) == 0);
         }
         if (this.users > 0 && !this.wakeRequested && WAKE_REQUESTED.compareAndSet(this, false, true)) {
             wake();
         }
         return raiseTo(this.clock.currentTimeMillis());
+    }
+
+    /**
+     * A read while the thread ticks: from the field, or, when {@code sampled}, from the underlying
+     * clock, raising the field to it. Apart from the random choice, so that a model checker (which
+     * cannot replay one) drives both outcomes.
+     * @param sampled whether this read goes to the underlying clock
+     * @return the time
+     */
+    long readWhileTicking(boolean sampled) {
+        if (!this.read) {
+            this.read = true;
+        }
+        return sampled ? raiseTo(this.clock.currentTimeMillis()) : this.millis;
     }
 
     /**

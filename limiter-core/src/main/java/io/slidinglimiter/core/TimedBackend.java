@@ -79,12 +79,12 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
-    public Decision rejection(LimitDefinition limit, String key, long cost) {
+    public Decision acquireOrReject(LimitDefinition limit, String key, long cost) {
         Object observed = deciding(limit.name());
         long start = start();
         Decision rejection;
         try {
-            rejection = this.delegate.rejection(limit, key, cost);
+            rejection = this.delegate.acquireOrReject(limit, key, cost);
         }
         catch (RuntimeException | Error ex) {
             decided(observed, start, null, ex);

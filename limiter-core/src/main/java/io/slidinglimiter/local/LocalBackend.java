@@ -151,7 +151,7 @@ public class LocalBackend implements RateLimitBackend {
      * nothing, is decided once more for its numbers (and the call admitted if that one admits it).
      */
     @Override
-    public Decision rejection(LimitDefinition limit, String key, long cost) {
+    public Decision acquireOrReject(LimitDefinition limit, String key, long cost) {
         if (admit(limit, key, cost)) {
             return null;
         }

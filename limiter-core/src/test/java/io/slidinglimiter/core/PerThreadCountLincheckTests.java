@@ -1,8 +1,9 @@
 package io.slidinglimiter.core;
 
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.junit.jupiter.api.Test;
+
+import io.slidinglimiter.testsupport.ModelChecking;
 
 /**
  * Model-checked linearizability of {@link PerThreadCount}, the statistics' count: Lincheck explores
@@ -24,9 +25,7 @@ class PerThreadCountLincheckTests {
     }
 
     private static void check(Class<?> scenario) {
-        new ModelCheckingOptions()
-                .iterations(Integer.getInteger("limiter.lincheck.iterations", 30))
-                .invocationsPerIteration(Integer.getInteger("limiter.lincheck.invocations", 500))
+        ModelChecking.options(500)
                 .threads(3)
                 .actorsPerThread(3)
                 .actorsBefore(1)

@@ -4,10 +4,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.junit.jupiter.api.Test;
+
+import io.slidinglimiter.testsupport.ModelChecking;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.Decisions;
@@ -91,9 +92,7 @@ public class SlidingWindowCounterLincheckTests {
 
     @Test
     void everyInterleavingIsSomeSequentialOrderOfTheSameCalls() {
-        new ModelCheckingOptions()
-                .iterations(Integer.getInteger("limiter.lincheck.iterations", 30))
-                .invocationsPerIteration(Integer.getInteger("limiter.lincheck.invocations", 1_000))
+        ModelChecking.options(1_000)
                 .threads(2)
                 .actorsPerThread(3)
                 .actorsBefore(2)

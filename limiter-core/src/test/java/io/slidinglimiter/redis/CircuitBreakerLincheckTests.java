@@ -1,10 +1,11 @@
 package io.slidinglimiter.redis;
 
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.junit.jupiter.api.Test;
+
+import io.slidinglimiter.testsupport.ModelChecking;
 
 /**
  * Model-checked linearizability of {@link CircuitBreaker}: Lincheck explores the interleavings of
@@ -51,9 +52,7 @@ public class CircuitBreakerLincheckTests {
 
     @Test
     void everyOperationIsOneAtomicStepOfTheStateMachine() {
-        new ModelCheckingOptions()
-                .iterations(Integer.getInteger("limiter.lincheck.iterations", 30))
-                .invocationsPerIteration(Integer.getInteger("limiter.lincheck.invocations", 500))
+        ModelChecking.options(500)
                 .threads(3)
                 .actorsPerThread(3)
                 .actorsBefore(2)
