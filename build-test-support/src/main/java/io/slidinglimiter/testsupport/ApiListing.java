@@ -147,7 +147,12 @@ public final class ApiListing {
     }
 
     private static String describe(Class<?> type) {
-        StringBuilder line = new StringBuilder(type.toGenericString());
+        String declaration = type.toGenericString();
+        if (type.isEnum()) {
+            // Java 21 and later print the implicit "sealed" of an enum with constant bodies; 17 does not.
+            declaration = declaration.replace(" sealed enum ", " enum ");
+        }
+        StringBuilder line = new StringBuilder(declaration);
         Type superclass = type.getGenericSuperclass();
         if (superclass != null && superclass != Object.class && !type.isEnum() && !type.isRecord()) {
             line.append(" extends ").append(superclass.getTypeName());
