@@ -14,7 +14,7 @@ import io.slidinglimiter.Decision;
  * rejected, each tells whether its own limit would have admitted it
  * @param decidedAtMillis the backend's time of the decision, which a
  * {@link RateLimitBackend#refund refund} needs to find what it took
- * @param parts for a decision taken group by group ({@link SplitDecision}: several backends, or
+ * @param parts for a decision taken group by group ({@link io.slidinglimiter.internal.SplitDecision}: several backends, or
  * several Redis Cluster slots), each admitted group's own decisions and time, in the order decided,
  * so that a refund gives each group back by its own clock; empty for a decision taken in one step
  */
