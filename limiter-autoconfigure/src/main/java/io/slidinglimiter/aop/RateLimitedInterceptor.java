@@ -4,6 +4,9 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -121,12 +124,24 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             enforce(operation, invocation.getMethod(), invocation.getArguments(), web);
         }
         catch (RuntimeException ex) {
-            if (web != null) {
-                web.reject(ex);
-            }
-            throw ex;
+            return refused(operation, web, ex);
         }
         return invocation.proceed();
+    }
+
+    /**
+     * A call the limiter refused (denied, or no decision could be made): the exception is thrown,
+     * or, for a method that returns a stage, is that stage's failure, since its caller waits on the
+     * stage; the method does not run either way.
+     */
+    private static Object refused(RateLimitedOperation operation, WebCall web, RuntimeException ex) {
+        if (web != null) {
+            web.reject(ex);
+        }
+        if (operation.denialFailsStage()) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        throw ex;
     }
 
     /**
@@ -160,10 +175,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             }
         }
         catch (RuntimeException ex) {
-            if (web != null) {
-                web.reject(ex);
-            }
-            throw ex;
+            return refused(operation, web, ex);
         }
         if (taken == null) {
             return invocation.proceed();
@@ -176,8 +188,20 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             this.charges.get().settle(requests, charges, taken, ended(operation, method, args, web, null, ex), web);
             throw ex;
         }
+        Decisions admitted = taken;
+        if (operation.stage() && result instanceof CompletionStage<?> stage) {
+            // Settled with what the stage completes with; the stage itself reaches the caller unchanged.
+            stage.whenComplete((value, failure) -> this.charges.get().settle(requests, charges, admitted,
+                    ended(operation, method, args, web, value, unwrapped(failure)), web));
+            return result;
+        }
         this.charges.get().settle(requests, charges, taken, ended(operation, method, args, web, result, null), web);
         return result;
+    }
+
+    /** A stage's failure as its work threw it. */
+    private static Throwable unwrapped(Throwable failure) {
+        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 
     private MethodCallContext ended(RateLimitedOperation operation, Method method, Object[] args, WebCall web,

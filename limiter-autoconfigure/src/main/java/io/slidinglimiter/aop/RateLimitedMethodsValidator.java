@@ -8,7 +8,9 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
@@ -21,20 +23,21 @@ import org.springframework.util.ReflectionUtils;
 
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
+import io.slidinglimiter.core.LimitDefinition;
 
 /**
  * Resolves every {@code @RateLimited} method of every bean once the singletons exist, before the
  * application serves anything, so that a bad annotation fails the start and not the first call.
  * It also fails the start for a limit that would silently never apply: a method no proxy can
  * intercept ({@code private}, {@code static}, {@code final}, or missing from a JDK proxy's
- * interfaces), a bean that was not proxied, and {@code @Async} methods, whose limit would be
- * decided on the executor's thread where the caller never sees a denial. So do a method that
- * returns a deferred result other than a {@code Mono} or {@code Flux} (a {@code CompletionStage},
- * {@code Future}, another {@code Publisher}, a Kotlin {@code Flow} or {@code suspend} function),
- * whose limit would be decided when the result is built rather than when it runs, and, in a
- * reactive (WebFlux) web application, a method returning a plain value, unless Reactor propagates
- * its context to thread locals (so that the method sees the request it serves) and decisions never
- * wait for I/O (which would block an event loop).
+ * interfaces), a bean that was not proxied, and {@code @Async} methods that return nothing a caller
+ * can wait on (a denial would reach no one). So do a method that returns a deferred result other
+ * than a {@code Mono}, a {@code Flux}, a {@code CompletionStage} or a {@code CompletableFuture} (a
+ * plain {@code Future}, another {@code Publisher}, a Kotlin {@code Flow} or {@code suspend}
+ * function), whose limit would be decided when the result is built rather than when it runs, and,
+ * in a reactive (WebFlux) web application, a method returning a plain value, unless Reactor
+ * propagates its context to thread locals (so that the method sees the request it serves) and none
+ * of its own limits waits for I/O (which would block an event loop).
  */
 public final class RateLimitedMethodsValidator implements SmartInitializingSingleton {
 
@@ -45,8 +48,9 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
 
     static {
         DEFERRED_RESULTS.put("org.reactivestreams.Publisher", "a Publisher other than a Mono or a Flux");
-        DEFERRED_RESULTS.put("java.util.concurrent.CompletionStage", "a CompletionStage");
-        DEFERRED_RESULTS.put("java.util.concurrent.Future", "a Future");
+        DEFERRED_RESULTS.put("java.util.concurrent.CompletionStage",
+                "a CompletionStage other than a CompletableFuture or the interface itself");
+        DEFERRED_RESULTS.put("java.util.concurrent.Future", "a Future other than a CompletableFuture");
         DEFERRED_RESULTS.put("kotlinx.coroutines.flow.Flow", "a Kotlin Flow");
     }
 
@@ -56,7 +60,7 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
 
     private final boolean contextPropagation;
 
-    private final BooleanSupplier decisionsMayBlock;
+    private final Predicate<LimitDefinition> limitMayBlock;
 
     /**
      * Creates the validator.
@@ -65,17 +69,17 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
      * @param reactiveWeb whether the application is a reactive (WebFlux) web application
      * @param contextPropagation whether Reactor propagates its context to thread locals
      * ({@code spring.reactor.context-propagation=auto} with {@code io.micrometer:context-propagation})
-     * @param decisionsMayBlock whether the backend's decisions may wait for I/O (asked only for a
-     * reactive web application with methods returning a plain value)
+     * @param limitMayBlock whether a limit's decisions may wait for I/O (asked only for a reactive
+     * web application's methods returning a plain value)
      */
     public RateLimitedMethodsValidator(ConfigurableListableBeanFactory beanFactory,
             RateLimitedOperationSource operations, boolean reactiveWeb, boolean contextPropagation,
-            BooleanSupplier decisionsMayBlock) {
+            Predicate<LimitDefinition> limitMayBlock) {
         this.beanFactory = beanFactory;
         this.operations = operations;
         this.reactiveWeb = reactiveWeb;
         this.contextPropagation = contextPropagation;
-        this.decisionsMayBlock = decisionsMayBlock;
+        this.limitMayBlock = limitMayBlock;
     }
 
     @Override
@@ -132,22 +136,28 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
                     "Return a Mono or a Flux: the limit is then decided when the result is subscribed to. Or add"
                             + " io.micrometer:context-propagation and set spring.reactor.context-propagation=auto.");
         }
-        if (this.reactiveWeb && this.decisionsMayBlock.getAsBoolean()) {
-            return new Problem(subject, "this is a reactive (WebFlux) web application and the method returns a"
-                    + " plain value, so its limit is decided on the calling thread, an event loop for a"
-                    + " controller, and the backend's decisions wait for Redis: the event loop would block",
-                    "Return a Mono or a Flux: the limit is then decided when the result is subscribed to,"
-                            + " without blocking. Or set limiter.backend=local.");
-        }
         return null;
     }
 
-    /** What deferred result a method returns, or null for a plain value. */
+    /**
+     * Whether a method returns a stage the limiter can fail with a denial: a {@code CompletionStage}
+     * or a {@code CompletableFuture}, exactly (a failed {@code CompletableFuture} is either).
+     * @param method a method
+     * @return whether its limit is decided before it runs and a denial fails its stage
+     */
+    static boolean returnsStage(Method method) {
+        return method.getReturnType() == CompletionStage.class || method.getReturnType() == CompletableFuture.class;
+    }
+
+    /** What deferred result a method returns that no limit can be decided for, or null for none. */
     private static String deferredResult(Method method) {
         Class<?>[] parameters = method.getParameterTypes();
         if (parameters.length > 0 && parameters[parameters.length - 1].getName()
                 .equals("kotlin.coroutines.Continuation")) {
             return "through a Kotlin suspend function (a deferred result)";
+        }
+        if (returnsStage(method)) {
+            return null;
         }
         for (Map.Entry<String, String> deferred : DEFERRED_RESULTS.entrySet()) {
             ClassLoader classLoader = method.getDeclaringClass().getClassLoader();
@@ -168,12 +178,13 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
                     + ", so no Spring proxy can intercept it and the limit would never apply",
                     "Make the method public (or protected) and non-static, and call it through the bean.");
         }
-        if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
-                || AnnotatedElementUtils.hasAnnotation(userClass, Async.class)) {
-            return new Problem(subject, "the method is @Async, so its limit would be decided on the executor's"
-                    + " thread: the caller would never see a denial, and #request would be null",
-                    "Rate-limit the caller instead (a method or URL rule that then calls the @Async method), or"
-                            + " call RateLimiters.tryAcquire before submitting the work.");
+        if (!returnsStage(method) && (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+                || AnnotatedElementUtils.hasAnnotation(userClass, Async.class))) {
+            return new Problem(subject, "the method is @Async and returns nothing its caller waits on, so a"
+                    + " denial, decided on the executor's thread, would reach no one",
+                    "Return a CompletableFuture: a denial then fails it, and the method's body does not run."
+                            + " Or rate-limit the caller (a method or URL rule that then calls the @Async"
+                            + " method).");
         }
         if (bean == null) {
             return null;
@@ -206,12 +217,17 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
      */
     private List<Problem> resolve(Map<Method, Class<?>> methods) {
         List<InvalidLimiterConfigurationException> failures = new ArrayList<>();
+        List<Problem> blockingProblems = new ArrayList<>();
         while (!methods.isEmpty()) {
             failures.clear();
             Map<Method, Class<?>> failed = new LinkedHashMap<>();
             methods.forEach((method, userClass) -> {
                 try {
-                    this.operations.operationFor(method, userClass);
+                    RateLimitedOperation operation = this.operations.operationFor(method, userClass);
+                    Problem blocking = blocksAnEventLoop(method, userClass, operation);
+                    if (blocking != null) {
+                        blockingProblems.add(blocking);
+                    }
                 }
                 catch (InvalidLimiterConfigurationException ex) {
                     failed.put(method, userClass);
@@ -223,7 +239,30 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
             }
             methods = failed;
         }
-        return failures.stream().flatMap((failure) -> failure.getProblems().stream()).toList();
+        List<Problem> problems = new ArrayList<>(blockingProblems);
+        failures.forEach((failure) -> problems.addAll(failure.getProblems()));
+        return problems;
+    }
+
+    /**
+     * In a reactive web application, a method returning a plain value is decided on the calling
+     * thread, an event loop for a controller: refused when one of its own limits waits for Redis.
+     */
+    private Problem blocksAnEventLoop(Method method, Class<?> userClass, RateLimitedOperation operation) {
+        if (!this.reactiveWeb || operation.reactive() || returnsStage(method)) {
+            return null;
+        }
+        List<String> blocking = operation.limits().stream().map((limit) -> limit.limit().definition())
+                .filter(this.limitMayBlock).map(LimitDefinition::name).distinct().toList();
+        if (blocking.isEmpty()) {
+            return null;
+        }
+        return new Problem("@RateLimited on " + RateLimitedOperationSource.describe(method, userClass),
+                "this is a reactive (WebFlux) web application and the method returns a plain value, so its limit"
+                        + " is decided on the calling thread, an event loop for a controller, and the decisions of "
+                        + String.join(", ", blocking) + " wait for Redis: the event loop would block",
+                "Return a Mono or a Flux: the limit is then decided when the result is subscribed to, without"
+                        + " blocking. Or put the limit on the local backend (limiter.limits.<name>.backend=local).");
     }
 
 }

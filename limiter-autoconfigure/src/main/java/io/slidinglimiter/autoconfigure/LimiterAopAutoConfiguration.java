@@ -96,7 +96,7 @@ public class LimiterAopAutoConfiguration {
                         .getProperty("spring.reactor.context-propagation", "").trim());
         return new RateLimitedMethodsValidator(beanFactory, rateLimitedOperationSource,
                 WebStack.of(applicationContext) == WebStack.REACTIVE, contextPropagation,
-                () -> rateLimitBackend.getObject().mayBlock());
+                (definition) -> rateLimitBackend.getObject().mayBlock(definition));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.slidinglimiter.web;
 
 import java.io.IOException;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -38,13 +39,16 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
         if (failure == null) {
             return null;
         }
-        if (request.getAttribute(HttpRateLimitContext.ATTRIBUTE) instanceof HttpRateLimitContext context
-                && context.isFiltered()) {
+        HttpRateLimitContext context = (request.getAttribute(HttpRateLimitContext.ATTRIBUTE)
+                instanceof HttpRateLimitContext filtered && filtered.isFiltered()) ? filtered : null;
+        if (context != null && request.getDispatcherType() != DispatcherType.ASYNC) {
             request.setAttribute(RateLimitFilter.REJECTION_ATTRIBUTE, failure);
             return new ModelAndView();
         }
         try {
-            return this.rejections.write(request, response, null, failure) ? new ModelAndView() : null;
+            // On an asynchronous dispatch (a controller's CompletableFuture or Mono failed) the filter
+            // does not run again: the rejection is written here, with the headers the call recorded.
+            return this.rejections.write(request, response, context, failure) ? new ModelAndView() : null;
         }
         catch (IOException writeFailure) {
             return null;

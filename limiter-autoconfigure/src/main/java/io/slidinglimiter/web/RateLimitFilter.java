@@ -99,7 +99,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
             settle(admitted, context, response, response.getStatus());
         }
         finally {
-            request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
+            // Kept for an asynchronous dispatch, whose denial is written with this request's headers.
+            if (!request.isAsyncStarted()) {
+                request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
+            }
             request.removeAttribute(REJECTION_ATTRIBUTE);
         }
     }

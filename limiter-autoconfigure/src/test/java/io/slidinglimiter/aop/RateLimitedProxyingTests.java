@@ -89,10 +89,10 @@ class RateLimitedProxyingTests {
     }
 
     @Test
-    void anAsyncMethodFailsTheStart() {
+    void anAsyncMethodThatReturnsNothingFailsTheStart() {
         assertFailure(AsyncMethod.class, (message) -> assertThat(message)
                 .contains("@RateLimited on " + AsyncGreeter.class.getName() + ".greet()")
-                .contains("the method is @Async, so its limit would be decided on the executor's thread"));
+                .contains("the method is @Async and returns nothing its caller waits on"));
     }
 
     @Test

@@ -1,6 +1,8 @@
 package io.slidinglimiter.autoconfigure;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
@@ -18,6 +20,7 @@ import org.springframework.context.annotation.Configuration;
 
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.web.ReactiveRateLimitFilter;
@@ -60,6 +63,19 @@ class UnsupportedStackTests {
                 .withPropertyValues("spring.reactor.context-propagation=auto"), (description) -> assertThat(description)
                         .contains("@RateLimited on " + UnsupportedStackTests.class.getName() + "$Service.hello()")
                         .contains("the event loop would block"));
+    }
+
+    /** Only the method's own limits count: a plain-valued method whose limit is local starts beside Redis. */
+    @Test
+    void aMethodReturningAPlainValueInAReactiveWebApplicationStartsWhenItsOwnLimitsDoNotBlock() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(LIMITER)
+                .withUserConfiguration(PlainService.class, BlockingForOneLimit.class)
+                .withPropertyValues("spring.reactor.context-propagation=auto")
+                .run((context) -> assertThat(context).hasNotFailed());
+        FailureAnalysisAccess.assertStartFails(new ReactiveWebApplicationContextRunner().withConfiguration(LIMITER)
+                .withUserConfiguration(RemoteService.class, BlockingForOneLimit.class)
+                .withPropertyValues("spring.reactor.context-propagation=auto"), (description) -> assertThat(description)
+                        .contains("$Remote.hello()").contains("the decisions of remote wait for Redis"));
     }
 
     @Test
@@ -105,10 +121,11 @@ class UnsupportedStackTests {
                 .withUserConfiguration(DeferredResults.class), (description) -> assertThat(description)
                         .contains("$DeferredResults$1.publisher()\n        the method returns a Publisher other than"
                                 + " a Mono or a Flux")
-                        .contains("$DeferredResults$1.future()\n        the method returns a CompletionStage")
+                        .contains("$DeferredResults$1.future()\n        the method returns a Future other than a"
+                                + " CompletableFuture")
                         .contains("so the limit would be decided when the result is built, not when its work"
                                 + " runs")
-                        .doesNotContain("mono()"));
+                        .doesNotContain("mono()").doesNotContain("completable()"));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -144,6 +161,48 @@ class UnsupportedStackTests {
                 }
 
             };
+        }
+
+    }
+
+    /** A backend whose one limit, {@code remote}, waits for I/O, as a Redis limit beside local ones does. */
+    @Configuration(proxyBeanMethods = false)
+    static class BlockingForOneLimit {
+
+        @Bean
+        RateLimitBackend rateLimitBackend() {
+            return new LocalBackend() {
+
+                @Override
+                public boolean mayBlock() {
+                    return true;
+                }
+
+                @Override
+                public boolean mayBlock(LimitDefinition limit) {
+                    return limit.name().equals("remote");
+                }
+
+            };
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class RemoteService {
+
+        @Bean
+        Remote remote() {
+            return new Remote();
+        }
+
+    }
+
+    static class Remote {
+
+        @RateLimited(name = "remote", limit = 5, window = "1m")
+        public String hello() {
+            return "hello";
         }
 
     }
@@ -194,7 +253,12 @@ class UnsupportedStackTests {
                 }
 
                 @RateLimited(limit = 5, window = "1m")
-                public CompletableFuture<String> future() {
+                public Future<String> future() {
+                    return new FutureTask<>(() -> "a");
+                }
+
+                @RateLimited(limit = 5, window = "1m")
+                public CompletableFuture<String> completable() {
                     return CompletableFuture.completedFuture("a");
                 }
 

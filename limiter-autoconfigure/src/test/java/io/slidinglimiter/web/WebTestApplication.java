@@ -1,6 +1,7 @@
 package io.slidinglimiter.web;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -51,6 +52,8 @@ class WebTestApplication {
     static class Endpoints {
 
         private final AtomicInteger ruledCalls = new AtomicInteger();
+
+        private final AtomicInteger futureCalls = new AtomicInteger();
 
         private final Quotes quotes;
 
@@ -121,6 +124,18 @@ class WebTestApplication {
         @RateLimited(name = "annotated", limit = 5, window = "1m")
         String annotatedAndRuled() {
             return "both kinds";
+        }
+
+        /** Spring MVC's asynchronous handling: decided before the method runs, on the request's thread. */
+        @GetMapping("/future/{name}")
+        @RateLimited(name = "future", limit = 2, window = "1m", key = "#request.remoteAddr + ':' + #name")
+        CompletableFuture<String> future(@PathVariable String name) {
+            this.futureCalls.incrementAndGet();
+            return CompletableFuture.supplyAsync(() -> "later, " + name);
+        }
+
+        int futureCalls() {
+            return this.futureCalls.get();
         }
 
     }

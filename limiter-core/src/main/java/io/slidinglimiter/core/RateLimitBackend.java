@@ -127,6 +127,16 @@ public interface RateLimitBackend extends AutoCloseable {
     }
 
     /**
+     * Whether the decisions of one limit may block the calling thread: a backend that routes limits
+     * to others answers for the one this limit goes to.
+     * @param limit a limit's definition
+     * @return whether its decisions may block; by default {@link #mayBlock()}
+     */
+    default boolean mayBlock(LimitDefinition limit) {
+        return mayBlock();
+    }
+
+    /**
      * {@link #tryAcquireAll} without blocking the calling thread: for reactive callers. A backend
      * that never blocks decides at once; otherwise, unless it overrides this with a non-blocking
      * decision (Redis on Lettuce's asynchronous API), the decision runs on {@code blocking}.

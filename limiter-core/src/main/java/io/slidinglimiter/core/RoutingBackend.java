@@ -164,6 +164,11 @@ public class RoutingBackend implements RateLimitBackend {
         return this.order.stream().anyMatch(RateLimitBackend::mayBlock);
     }
 
+    @Override
+    public boolean mayBlock(LimitDefinition limit) {
+        return backendFor(limit).mayBlock(limit);
+    }
+
     /** Requests all on one backend go to its own asynchronous decision; a call across backends is split as usual. */
     @Override
     public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {

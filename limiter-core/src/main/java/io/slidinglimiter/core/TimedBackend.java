@@ -181,6 +181,11 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public boolean mayBlock(LimitDefinition limit) {
+        return this.delegate.mayBlock(limit);
+    }
+
+    @Override
     public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
         Object observed = (this.observer != null) ? this.observer.deciding(names(requests)) : null;
         long start = start();

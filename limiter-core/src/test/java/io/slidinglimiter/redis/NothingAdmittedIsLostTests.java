@@ -63,9 +63,9 @@ class NothingAdmittedIsLostTests {
 
     /** Reads Redis's count without waiting on the instances' connections. */
     private long usedInRedis(LimitDefinition limit, String key) {
-        RedisBackend reader = new RedisBackend(new LettuceScriptRunner(this.redis.connectionFactory(), Duration.ofSeconds(5)),
-                new RedisKeys("limiter"), null);
-        return reader.usage(limit, key).used();
+        try (LettuceScriptRunner runner = new LettuceScriptRunner(this.redis.connectionFactory(), Duration.ofSeconds(5))) {
+            return new RedisBackend(runner, new RedisKeys("limiter"), null).usage(limit, key).used();
+        }
     }
 
     @Test
