@@ -117,7 +117,8 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
 
     /** Why a limit on {@code method} cannot work as users expect yet, or null when it can. */
     private Problem unsupported(Method method, Class<?> userClass) {
-        if (ReactiveCalls.isReactive(method.getReturnType())) {
+        if (ReactiveCalls.isReactive(method.getReturnType())
+                || ReactiveCalls.isSuspending(method, this.beanFactory.getBeanClassLoader())) {
             return null;
         }
         String subject = "@RateLimited on " + RateLimitedOperationSource.describe(method, userClass);
@@ -154,7 +155,9 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
         Class<?>[] parameters = method.getParameterTypes();
         if (parameters.length > 0 && parameters[parameters.length - 1].getName()
                 .equals("kotlin.coroutines.Continuation")) {
-            return "through a Kotlin suspend function (a deferred result)";
+            // Supported with kotlinx-coroutines-reactor, which Spring AOP needs to advise it.
+            return "through a Kotlin suspend function without org.jetbrains.kotlinx:kotlinx-coroutines-reactor on"
+                    + " the class path (Spring AOP runs advice around a suspend function as a Mono, through it)";
         }
         if (returnsStage(method)) {
             return null;

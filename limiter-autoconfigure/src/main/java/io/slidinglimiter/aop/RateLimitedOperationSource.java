@@ -201,7 +201,7 @@ public final class RateLimitedOperationSource {
         boolean async = AnnotatedElementUtils.hasAnnotation(specific, Async.class)
                 || AnnotatedElementUtils.hasAnnotation(userClass, Async.class);
         return new RateLimitedOperation(limits, new ParameterIndex(parameterIndex),
-                ReactiveCalls.isReactive(method.getReturnType()),
+                ReactiveCalls.isReactive(method.getReturnType()) || ReactiveCalls.isSuspending(specific),
                 limits.stream().anyMatch((limit) -> limit.charge() != null), stage, stage && !async);
     }
 
@@ -410,7 +410,8 @@ public final class RateLimitedOperationSource {
             // Interned: a compiled expression asks for its variables by constant names (ParameterIndex).
             index.put(("p" + i).intern(), i);
             index.put(("a" + i).intern(), i);
-            if (names != null) {
+            // A Kotlin suspend function's names leave out its last parameter, the continuation.
+            if (names != null && i < names.length) {
                 index.putIfAbsent(names[i].intern(), i);
             }
         }

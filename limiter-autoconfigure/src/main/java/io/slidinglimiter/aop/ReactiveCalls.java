@@ -1,5 +1,6 @@
 package io.slidinglimiter.aop;
 
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
@@ -11,6 +12,7 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.KotlinDetector;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
@@ -39,6 +41,10 @@ final class ReactiveCalls {
     private static final boolean WEBFLUX_PRESENT = ClassUtils.isPresent(
             "org.springframework.web.server.ServerWebExchange", ReactiveCalls.class.getClassLoader());
 
+    /** What Spring AOP needs to run advice around a Kotlin {@code suspend} function. */
+    static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
+            ReactiveCalls.class.getClassLoader());
+
     private ReactiveCalls() {
     }
 
@@ -49,6 +55,27 @@ final class ReactiveCalls {
      */
     static boolean isReactive(Class<?> returnType) {
         return REACTOR_PRESENT && Reactor.isReactive(returnType);
+    }
+
+    /**
+     * Whether a method is a Kotlin {@code suspend} function that Spring AOP runs as a {@code Mono}
+     * (with {@code kotlinx-coroutines-reactor} on the class path): its limits are decided when the
+     * coroutine runs, as a {@code Mono}'s when subscribed to.
+     * @param method a method
+     * @return whether it is such a function
+     */
+    static boolean isSuspending(Method method) {
+        return REACTOR_PRESENT && COROUTINES_REACTOR_PRESENT && KotlinDetector.isSuspendingFunction(method);
+    }
+
+    /**
+     * {@link #isSuspending(Method)} as an application's class loader sees it.
+     * @param method a method
+     * @param classLoader the application's class loader
+     * @return whether it is a suspend function that Spring AOP can advise there
+     */
+    static boolean isSuspending(Method method, ClassLoader classLoader) {
+        return isSuspending(method) && ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", classLoader);
     }
 
     /**
@@ -95,14 +122,18 @@ final class ReactiveCalls {
      * @param settlement records the decisions and throws to deny
      * @param rateLimiters decides
      * @param charging how the call settles once it ended, or null when it costs its cost
+     * @param caller the servlet request the method was called in (a Spring MVC controller returning a
+     * {@code Mono} or {@code Flux}), for a subscription whose context carries no WebFlux request;
+     * null outside one
      * @return a {@code Mono} or {@code Flux} like the method's
      */
     static Object deferred(MethodInvocation invocation, Requests requests, Settlement settlement,
-            RateLimiters rateLimiters, Charging charging) {
+            RateLimiters rateLimiters, Charging charging, WebCall caller) {
         if (charging != null) {
-            return Reactor.charged((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters, charging);
+            return Reactor.charged((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters, charging,
+                    caller);
         }
-        return Reactor.deferred((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters);
+        return Reactor.deferred((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters, caller);
     }
 
     /** What needs Reactor's types, apart so that the outer class loads without them. */
@@ -113,9 +144,9 @@ final class ReactiveCalls {
         }
 
         static Object deferred(ProxyMethodInvocation invocation, Requests requests, Settlement settlement,
-                RateLimiters rateLimiters) {
+                RateLimiters rateLimiters, WebCall caller) {
             Mono<Admission> decided = Mono.deferContextual(
-                    (context) -> admit(context, requests, null, settlement, rateLimiters));
+                    (context) -> admit(context, caller, requests, null, settlement, rateLimiters));
             if (Flux.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
                 return decided.thenMany(Flux.defer(() -> Flux.from(proceed(invocation))));
             }
@@ -128,11 +159,11 @@ final class ReactiveCalls {
          * its cost). The result's signals reach the subscriber unchanged, after the settle.
          */
         static Object charged(ProxyMethodInvocation invocation, Requests requests, Settlement settlement,
-                RateLimiters rateLimiters, Charging charging) {
+                RateLimiters rateLimiters, Charging charging, WebCall caller) {
             boolean flux = Flux.class.isAssignableFrom(invocation.getMethod().getReturnType());
             Flux<Object> calls = Flux.deferContextual((context) -> {
                 List<Expression> chargeOf = new ArrayList<>();
-                return admit(context, requests, chargeOf, settlement, rateLimiters).flatMapMany((admission) -> {
+                return admit(context, caller, requests, chargeOf, settlement, rateLimiters).flatMapMany((admission) -> {
                     if (admission.taken() == null) {
                         return Flux.from(proceed(invocation));
                     }
@@ -150,9 +181,10 @@ final class ReactiveCalls {
          * @param chargeOf receives each request's charge, or null when the call is not charged
          * @return the admission; with no decisions when no limit applied to the call
          */
-        private static Mono<Admission> admit(ContextView context, Requests requests, List<Expression> chargeOf,
-                Settlement settlement, RateLimiters rateLimiters) {
-            ReactiveRateLimitContext web = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
+        private static Mono<Admission> admit(ContextView context, WebCall caller, Requests requests,
+                List<Expression> chargeOf, Settlement settlement, RateLimiters rateLimiters) {
+            WebCall reactive = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
+            WebCall web = (reactive != null) ? reactive : caller;
             List<LimitRequest> asked;
             try {
                 asked = requests.of(web, chargeOf);
@@ -175,7 +207,7 @@ final class ReactiveCalls {
         }
 
         /** What a subscription was admitted for: its request (or null), what it asked, the decisions. */
-        private record Admission(ReactiveRateLimitContext web, List<LimitRequest> asked, Decisions taken) {
+        private record Admission(WebCall web, List<LimitRequest> asked, Decisions taken) {
         }
 
         /**
@@ -199,7 +231,7 @@ final class ReactiveCalls {
         }
 
         /** A denial (or a key or cost that cannot be taken): the request is marked rejected, the subscriber fails. */
-        private static <T> Mono<T> rejected(ReactiveRateLimitContext web, RuntimeException ex) {
+        private static <T> Mono<T> rejected(WebCall web, RuntimeException ex) {
             if (web != null) {
                 web.reject(ex);
             }

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
@@ -153,14 +154,7 @@ class UnsupportedStackTests {
 
         @Bean
         RateLimitBackend rateLimitBackend() {
-            return new LocalBackend() {
-
-                @Override
-                public boolean mayBlock() {
-                    return true;
-                }
-
-            };
+            return blockingFor((name) -> true);
         }
 
     }
@@ -171,21 +165,26 @@ class UnsupportedStackTests {
 
         @Bean
         RateLimitBackend rateLimitBackend() {
-            return new LocalBackend() {
-
-                @Override
-                public boolean mayBlock() {
-                    return true;
-                }
-
-                @Override
-                public boolean mayBlock(LimitDefinition limit) {
-                    return limit.name().equals("remote");
-                }
-
-            };
+            return blockingFor("remote"::equals);
         }
 
+    }
+
+    /** A local backend that says the decisions of the limits named so may block. */
+    static RateLimitBackend blockingFor(Predicate<String> blocks) {
+        return new LocalBackend() {
+
+            @Override
+            public boolean mayBlock() {
+                return true;
+            }
+
+            @Override
+            public boolean mayBlock(LimitDefinition limit) {
+                return blocks.test(limit.name());
+            }
+
+        };
     }
 
     @Configuration(proxyBeanMethods = false)

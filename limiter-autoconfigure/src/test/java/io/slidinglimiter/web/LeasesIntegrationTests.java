@@ -90,9 +90,11 @@ class LeasesIntegrationTests {
     private static ConfigurableApplicationContext start(String... more) {
         redis.server().call((commands) -> commands.flushall());
         List<String> properties = new java.util.ArrayList<>(List.of(redis.limiterProperties()));
+        // One sub-window of a day, on Redis's clock: a run that crossed the boundary of a one-minute
+        // window (one run in fifty or so) saw its counts leave the window mid-test.
         properties.addAll(List.of("management.endpoints.web.exposure.include=ratelimiters,metrics",
-                "limiter.limits.hot.limit=250", "limiter.limits.hot.window=1m", "limiter.limits.hot.sub-windows=1",
-                "limiter.limits.plain.limit=250", "limiter.limits.plain.window=1m"));
+                "limiter.limits.hot.limit=250", "limiter.limits.hot.window=1d", "limiter.limits.hot.sub-windows=1",
+                "limiter.limits.plain.limit=250", "limiter.limits.plain.window=1d"));
         properties.addAll(List.of(more));
         return LocalHttp.start(LeasesApplication.class, properties);
     }

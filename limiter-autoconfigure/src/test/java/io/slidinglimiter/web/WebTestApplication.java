@@ -4,6 +4,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import reactor.core.publisher.Mono;
+
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -54,6 +56,8 @@ class WebTestApplication {
         private final AtomicInteger ruledCalls = new AtomicInteger();
 
         private final AtomicInteger futureCalls = new AtomicInteger();
+
+        private final AtomicInteger monoCalls = new AtomicInteger();
 
         private final Quotes quotes;
 
@@ -136,6 +140,20 @@ class WebTestApplication {
 
         int futureCalls() {
             return this.futureCalls.get();
+        }
+
+        /** A Mono on the servlet stack: decided when Spring MVC subscribes to it, in the request. */
+        @GetMapping("/mono/{name}")
+        @RateLimited(name = "mono", limit = 2, window = "1m", key = "#request.remoteAddr + ':' + #name")
+        Mono<String> mono(@PathVariable String name) {
+            return Mono.fromSupplier(() -> {
+                this.monoCalls.incrementAndGet();
+                return "soon, " + name;
+            });
+        }
+
+        int monoCalls() {
+            return this.monoCalls.get();
         }
 
     }
