@@ -193,10 +193,10 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         }
         Decisions admitted = taken;
         if (operation.stage() && result instanceof CompletionStage<?> stage) {
-            // Settled with what the stage completes with; the stage itself reaches the caller unchanged.
-            stage.whenComplete((value, failure) -> this.charges.get().settle(requests, charges, admitted,
+            // Settled with what the stage completes with, before the caller sees it complete (SPEC §3): the
+            // caller gets the stage that completes after the settle, with the same value or failure.
+            return stage.whenComplete((value, failure) -> this.charges.get().settle(requests, charges, admitted,
                     ended(operation, method, args, web, value, unwrapped(failure)), web));
-            return result;
         }
         this.charges.get().settle(requests, charges, taken, ended(operation, method, args, web, result, null), web);
         return result;
