@@ -252,7 +252,8 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
      * thread, an event loop for a controller: refused when one of its own limits waits for Redis.
      */
     private Problem blocksAnEventLoop(Method method, Class<?> userClass, RateLimitedOperation operation) {
-        if (!this.reactiveWeb || operation.reactive() || returnsStage(method)) {
+        // A stage-returning method is decided before it runs, on the calling thread, as a plain one is.
+        if (!this.reactiveWeb || operation.reactive()) {
             return null;
         }
         List<String> blocking = operation.limits().stream().map((limit) -> limit.limit().definition())
@@ -261,8 +262,8 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
             return null;
         }
         return new Problem("@RateLimited on " + RateLimitedOperationSource.describe(method, userClass),
-                "this is a reactive (WebFlux) web application and the method returns a plain value, so its limit"
-                        + " is decided on the calling thread, an event loop for a controller, and the decisions of "
+                "this is a reactive (WebFlux) web application and the method returns a plain value or a stage"
+                        + " decided before it runs, so its limit is decided on the calling thread, an event loop for a controller, and the decisions of "
                         + String.join(", ", blocking) + " wait for Redis: the event loop would block",
                 "Return a Mono or a Flux: the limit is then decided when the result is subscribed to, without"
                         + " blocking. Or put the limit on the local backend (limiter.limits.<name>.backend=local).");

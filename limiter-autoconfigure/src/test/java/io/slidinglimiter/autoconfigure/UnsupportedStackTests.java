@@ -66,6 +66,15 @@ class UnsupportedStackTests {
                         .contains("the event loop would block"));
     }
 
+    /** A CompletableFuture is decided before the method runs, on the calling thread: an event loop here. */
+    @Test
+    void aMethodReturningAFutureInAReactiveWebApplicationFailsTheStartWhenItsLimitMayBlock() {
+        FailureAnalysisAccess.assertStartFails(new ReactiveWebApplicationContextRunner().withConfiguration(LIMITER)
+                .withUserConfiguration(FutureService.class, BlockingBackend.class)
+                .withPropertyValues("spring.reactor.context-propagation=auto"), (description) -> assertThat(description)
+                        .contains("$Futures.later()").contains("the event loop would block"));
+    }
+
     /** Only the method's own limits count: a plain-valued method whose limit is local starts beside Redis. */
     @Test
     void aMethodReturningAPlainValueInAReactiveWebApplicationStartsWhenItsOwnLimitsDoNotBlock() {
@@ -185,6 +194,25 @@ class UnsupportedStackTests {
             }
 
         };
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class FutureService {
+
+        @Bean
+        Futures futures() {
+            return new Futures();
+        }
+
+    }
+
+    static class Futures {
+
+        @RateLimited(limit = 5, window = "1m")
+        public CompletableFuture<String> later() {
+            return CompletableFuture.completedFuture("later");
+        }
+
     }
 
     @Configuration(proxyBeanMethods = false)
