@@ -150,6 +150,17 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
         return method.getReturnType() == CompletionStage.class || method.getReturnType() == CompletableFuture.class;
     }
 
+    /**
+     * Whether Spring runs a method on an executor ({@code @Async} on it or on its class).
+     * @param method a method
+     * @param userClass the class of the bean it is called on
+     * @return whether it is {@code @Async}
+     */
+    static boolean isAsync(Method method, Class<?> userClass) {
+        return AnnotatedElementUtils.hasAnnotation(method, Async.class)
+                || AnnotatedElementUtils.hasAnnotation(userClass, Async.class);
+    }
+
     /** What deferred result a method returns that no limit can be decided for, or null for none. */
     private static String deferredResult(Method method) {
         Class<?>[] parameters = method.getParameterTypes();
@@ -181,8 +192,7 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
                     + ", so no Spring proxy can intercept it and the limit would never apply",
                     "Make the method public (or protected) and non-static, and call it through the bean.");
         }
-        if (!returnsStage(method) && (AnnotatedElementUtils.hasAnnotation(method, Async.class)
-                || AnnotatedElementUtils.hasAnnotation(userClass, Async.class))) {
+        if (!returnsStage(method) && isAsync(method, userClass)) {
             return new Problem(subject, "the method is @Async and returns nothing its caller waits on, so a"
                     + " denial, decided on the executor's thread, would reach no one",
                     "Return a CompletableFuture: a denial then fails it, and the method's body does not run."

@@ -21,11 +21,9 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.ast.Literal;
 import org.springframework.expression.spel.standard.SpelExpression;
-import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -198,8 +196,7 @@ public final class RateLimitedOperationSource {
             throw new InvalidLimiterConfigurationException(problems);
         }
         boolean stage = RateLimitedMethodsValidator.returnsStage(method);
-        boolean async = AnnotatedElementUtils.hasAnnotation(specific, Async.class)
-                || AnnotatedElementUtils.hasAnnotation(userClass, Async.class);
+        boolean async = RateLimitedMethodsValidator.isAsync(specific, userClass);
         return new RateLimitedOperation(limits, new ParameterIndex(parameterIndex),
                 ReactiveCalls.isReactive(method.getReturnType()) || ReactiveCalls.isSuspending(specific),
                 limits.stream().anyMatch((limit) -> limit.charge() != null), stage, stage && !async);

@@ -196,7 +196,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     /** One limit without a round trip: from the key's lease, or by a denial Redis gave; null otherwise. */
     private Decisions answeredHere(LimitRequest request) {
-        if (this.leases != null && this.leases.covers(request.limit())) {
+        if (leases(request.limit())) {
             Decisions fromLease = this.leases.admit(request.limit(), request.key(), request.cost());
             if (fromLease != null) {
                 return fromLease;
@@ -223,11 +223,11 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         if (!breaker.allowsCall(sentAtMillis)) {
             return CompletableFuture.completedFuture(single(this.policies.decide(limit, key, cost, breaker), 0));
         }
-        boolean leased = this.leases != null && this.leases.covers(limit);
+        boolean leased = leases(limit);
         CompletionStage<LeaseStep> step = leased
                 ? this.leases.next(limit, key, cost, sentAtMillis, route, blocking) : null;
         if (step == null) {
-            return decideInRedis(requests, route, breaker, blocking);
+            return decideInRedis(requests, route, breaker, leased, blocking);
         }
         return step.thenCompose((taken) -> {
             if (taken instanceof LeaseStep.Granted granted) {
@@ -243,15 +243,23 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             if (admitted != null || denied != null) {
                 return CompletableFuture.completedFuture((admitted != null) ? admitted : single(denied, 0));
             }
-            return decideInRedis(requests, route, breaker, blocking);
+            return decideInRedis(requests, route, breaker, true, blocking);
         });
     }
 
-    /** One limit decided by Redis as without leases: on this thread when {@code blocking} is null. */
+    /** Whether a limit takes leases on this instance. */
+    private boolean leases(LimitDefinition limit) {
+        return this.leases != null && this.leases.covers(limit);
+    }
+
+    /**
+     * One limit decided by Redis as without leases (counted so for a limit that leases): on this
+     * thread when {@code blocking} is null.
+     */
     private CompletionStage<Decisions> decideInRedis(List<LimitRequest> requests, RedisBackend.Route route,
-            CircuitBreaker breaker, Executor blocking) {
+            CircuitBreaker breaker, boolean leased, Executor blocking) {
         LimitRequest request = requests.get(0);
-        if (this.leases != null && this.leases.covers(request.limit())) {
+        if (leased) {
             this.leases.countInRedis(request.limit());
         }
         long sentAtMillis = this.timeSource.currentTimeMillis();
