@@ -32,9 +32,10 @@ import io.slidinglimiter.core.LimitDefinition;
  * intercept ({@code private}, {@code static}, {@code final}, or missing from a JDK proxy's
  * interfaces), a bean that was not proxied, and {@code @Async} methods that return nothing a caller
  * can wait on (a denial would reach no one). So do a method that returns a deferred result other
- * than a {@code Mono}, a {@code Flux}, a {@code CompletionStage} or a {@code CompletableFuture} (a
- * plain {@code Future}, another {@code Publisher}, a Kotlin {@code Flow} or {@code suspend}
- * function), whose limit would be decided when the result is built rather than when it runs, and,
+ * than a {@code Mono}, a {@code Flux}, a {@code CompletionStage} or a {@code CompletableFuture}, a
+ * Kotlin {@code suspend} function or {@code Flow} (a plain {@code Future}, another
+ * {@code Publisher}, or Kotlin's without kotlinx-coroutines-reactor), whose limit would be decided
+ * when the result is built rather than when it runs, and,
  * in a reactive (WebFlux) web application, a method returning a plain value, unless Reactor
  * propagates its context to thread locals (so that the method sees the request it serves) and none
  * of its own limits waits for I/O (which would block an event loop).
@@ -51,7 +52,9 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
         DEFERRED_RESULTS.put("java.util.concurrent.CompletionStage",
                 "a CompletionStage other than a CompletableFuture or the interface itself");
         DEFERRED_RESULTS.put("java.util.concurrent.Future", "a Future other than a CompletableFuture");
-        DEFERRED_RESULTS.put("kotlinx.coroutines.flow.Flow", "a Kotlin Flow");
+        DEFERRED_RESULTS.put("kotlinx.coroutines.flow.Flow", "a Kotlin Flow without"
+                + " org.jetbrains.kotlinx:kotlinx-coroutines-reactor on the class path (its values are collected"
+                + " through it)");
     }
 
     private final RateLimitedOperationSource operations;
@@ -117,8 +120,7 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
 
     /** Why a limit on {@code method} cannot work as users expect yet, or null when it can. */
     private Problem unsupported(Method method, Class<?> userClass) {
-        if (ReactiveCalls.isReactive(method.getReturnType())
-                || ReactiveCalls.isSuspending(method, this.beanFactory.getBeanClassLoader())) {
+        if (ReactiveCalls.subscribed(method, this.beanFactory.getBeanClassLoader()) != null) {
             return null;
         }
         String subject = "@RateLimited on " + RateLimitedOperationSource.describe(method, userClass);
@@ -126,8 +128,10 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
         if (deferred != null) {
             return new Problem(subject, "the method returns " + deferred + ", so the limit would be decided when"
                     + " the result is built, not when its work runs, and a denial would not reach whoever"
-                    + " waits for it", "Return a plain value, a Mono or a Flux (decided when subscribed to),"
-                            + " or call RateLimiters.tryAcquire where the work runs.");
+                    + " waits for it", "Return a plain value or a CompletableFuture (decided before the method"
+                            + " runs), a Mono or a Flux (decided when subscribed to); in Kotlin, a suspend function"
+                            + " or a Flow, with kotlinx-coroutines-reactor. Or call RateLimiters.tryAcquire where"
+                            + " the work runs.");
         }
         if (this.reactiveWeb && !this.contextPropagation) {
             return new Problem(subject, "this is a reactive (WebFlux) web application and the method returns a"

@@ -198,7 +198,7 @@ public final class RateLimitedOperationSource {
         boolean stage = RateLimitedMethodsValidator.returnsStage(method);
         boolean async = RateLimitedMethodsValidator.isAsync(specific, userClass);
         return new RateLimitedOperation(limits, new ParameterIndex(parameterIndex),
-                ReactiveCalls.isReactive(method.getReturnType()) || ReactiveCalls.isSuspending(specific),
+                ReactiveCalls.subscribed(specific),
                 limits.stream().anyMatch((limit) -> limit.charge() != null), stage, stage && !async);
     }
 

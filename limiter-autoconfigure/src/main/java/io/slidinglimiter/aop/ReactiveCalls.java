@@ -11,7 +11,12 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
+import kotlinx.coroutines.flow.Flow;
+import kotlinx.coroutines.reactive.ReactiveFlowKt;
+import kotlinx.coroutines.reactor.ReactorFlowKt;
+
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.KotlinDetector;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -26,9 +31,10 @@ import io.slidinglimiter.web.ReactiveRateLimitContext;
 import io.slidinglimiter.web.WebCall;
 
 /**
- * Limits on methods that return a {@code Mono} or a {@code Flux}: decided when the result is
- * subscribed to, once per subscription, so that a result built and never subscribed to consumes
- * nothing; the method itself runs only once admitted. In a WebFlux request the call sees the
+ * Limits on methods that return a {@code Mono} or a {@code Flux}, Kotlin {@code suspend} functions
+ * and functions returning a {@code Flow}: decided when the result is subscribed to (the coroutine
+ * runs, the {@code Flow} is collected), once per subscription, so that a result built and never
+ * subscribed to consumes nothing; the method itself runs only once admitted. In a WebFlux request the call sees the
  * request's variables from the Reactor context, and a denial marks the request rejected, so that
  * the filter answers 429 whatever the application's exception handlers do. Loaded only when Reactor
  * is on the class path.
@@ -41,41 +47,69 @@ final class ReactiveCalls {
     private static final boolean WEBFLUX_PRESENT = ClassUtils.isPresent(
             "org.springframework.web.server.ServerWebExchange", ReactiveCalls.class.getClassLoader());
 
-    /** What Spring AOP needs to run advice around a Kotlin {@code suspend} function. */
-    static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
+    private static final String COROUTINES_REACTOR = "kotlinx.coroutines.reactor.MonoKt";
+
+    /** What Spring AOP needs to run advice around a Kotlin {@code suspend} function, and this class to adapt a {@code Flow}. */
+    private static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent(COROUTINES_REACTOR,
             ReactiveCalls.class.getClassLoader());
 
     private ReactiveCalls() {
     }
 
-    /**
-     * Whether a method's result is a {@code Mono} or a {@code Flux}.
-     * @param returnType the method's return type
-     * @return whether its limits are decided on subscription
-     */
-    static boolean isReactive(Class<?> returnType) {
-        return REACTOR_PRESENT && Reactor.isReactive(returnType);
+    /** How a method's result is subscribed to, when its limits are decided on subscription. */
+    enum Subscribed {
+
+        /** A {@code Mono}, or a Kotlin {@code suspend} function's value: {@code #result} is the value. */
+        ONE,
+
+        /**
+         * A {@code Flux}, or a {@code suspend} function returning a {@code Flow} (which Spring AOP
+         * runs as a {@code Flux}): {@code #result} is the number of elements.
+         */
+        MANY,
+
+        /**
+         * A Kotlin {@code Flow} returned by a plain function: decided when collected, once per
+         * collection, the count of its values as {@code #result}; the method gets a {@code Flow} back.
+         */
+        FLOW
+
     }
 
     /**
-     * Whether a method is a Kotlin {@code suspend} function that Spring AOP runs as a {@code Mono}
-     * (with {@code kotlinx-coroutines-reactor} on the class path): its limits are decided when the
-     * coroutine runs, as a {@code Mono}'s when subscribed to.
+     * How a method's limits are decided on subscription, or null when they are decided when it is
+     * called: a {@code Mono} or {@code Flux}, a Kotlin {@code suspend} function that Spring AOP runs
+     * as one (with {@code kotlinx-coroutines-reactor}), or a Kotlin {@code Flow} (the same dependency).
      * @param method a method
-     * @return whether it is such a function
+     * @return how its result is subscribed to, or null
      */
-    static boolean isSuspending(Method method) {
-        return REACTOR_PRESENT && COROUTINES_REACTOR_PRESENT && KotlinDetector.isSuspendingFunction(method);
+    static Subscribed subscribed(Method method) {
+        if (!REACTOR_PRESENT) {
+            return null;
+        }
+        if (COROUTINES_REACTOR_PRESENT && KotlinDetector.isSuspendingFunction(method)) {
+            return Coroutines.isFlow(new MethodParameter(method, -1).getParameterType()) ? Subscribed.MANY
+                    : Subscribed.ONE;
+        }
+        Subscribed reactive = Reactor.subscribed(method.getReturnType());
+        if (reactive != null) {
+            return reactive;
+        }
+        return (COROUTINES_REACTOR_PRESENT && Coroutines.isFlow(method.getReturnType())) ? Subscribed.FLOW : null;
     }
 
     /**
-     * {@link #isSuspending(Method)} as an application's class loader sees it.
+     * {@link #subscribed(Method)} as an application's class loader sees it: a Kotlin function needs
+     * {@code kotlinx-coroutines-reactor} there too.
      * @param method a method
      * @param classLoader the application's class loader
-     * @return whether it is a suspend function that Spring AOP can advise there
+     * @return how its result is subscribed to, or null when its limits are decided when it is called
      */
-    static boolean isSuspending(Method method, ClassLoader classLoader) {
-        return isSuspending(method) && ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", classLoader);
+    static Subscribed subscribed(Method method, ClassLoader classLoader) {
+        Subscribed subscribed = subscribed(method);
+        boolean kotlin = subscribed == Subscribed.FLOW || KotlinDetector.isSuspendingFunction(method);
+        return (subscribed == null || !kotlin || ClassUtils.isPresent(COROUTINES_REACTOR, classLoader)) ? subscribed
+                : null;
     }
 
     /**
@@ -118,6 +152,7 @@ final class ReactiveCalls {
      * The method's result, deferred: each subscription first decides the call's limits (without
      * blocking: see {@link ReactiveDecisions}), then runs the method.
      * @param invocation the call
+     * @param subscribed how the method's result is subscribed to
      * @param requests what the call asks
      * @param settlement records the decisions and throws to deny
      * @param rateLimiters decides
@@ -125,32 +160,59 @@ final class ReactiveCalls {
      * @param caller the servlet request the method was called in (a Spring MVC controller returning a
      * {@code Mono} or {@code Flux}), for a subscription whose context carries no WebFlux request;
      * null outside one
-     * @return a {@code Mono} or {@code Flux} like the method's
+     * @return a {@code Mono}, {@code Flux} or {@code Flow} like the method's
      */
-    static Object deferred(MethodInvocation invocation, Requests requests, Settlement settlement,
-            RateLimiters rateLimiters, Charging charging, WebCall caller) {
-        if (charging != null) {
-            return Reactor.charged((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters, charging,
-                    caller);
+    static Object deferred(MethodInvocation invocation, Subscribed subscribed, Requests requests,
+            Settlement settlement, RateLimiters rateLimiters, Charging charging, WebCall caller) {
+        ProxyMethodInvocation call = (ProxyMethodInvocation) invocation;
+        Object result = (charging != null)
+                ? Reactor.charged(call, subscribed, requests, settlement, rateLimiters, charging, caller)
+                : Reactor.deferred(call, subscribed, requests, settlement, rateLimiters, caller);
+        return (subscribed == Subscribed.FLOW) ? Coroutines.asFlow(result) : result;
+    }
+
+    /**
+     * What needs Kotlin's coroutine types, apart so that the outer class loads without them: a
+     * {@code Flow} runs as a {@code Flux} between the method and its caller. Collecting the
+     * {@code Flow} subscribes to the {@code Flux}, with the Reactor context of the coroutine that
+     * collects (kotlinx-coroutines-reactor carries it), so that a WebFlux request reaches the key.
+     */
+    private static final class Coroutines {
+
+        static boolean isFlow(Class<?> type) {
+            return Flow.class.isAssignableFrom(type);
         }
-        return Reactor.deferred((ProxyMethodInvocation) invocation, requests, settlement, rateLimiters, caller);
+
+        @SuppressWarnings("unchecked")
+        static Object asFlow(Object flux) {
+            return ReactiveFlowKt.asFlow((Publisher<Object>) flux);
+        }
+
+        @SuppressWarnings("unchecked")
+        static Publisher<Object> asFlux(Object flow) {
+            return ReactorFlowKt.asFlux((Flow<Object>) flow);
+        }
+
     }
 
     /** What needs Reactor's types, apart so that the outer class loads without them. */
     private static final class Reactor {
 
-        static boolean isReactive(Class<?> returnType) {
-            return Mono.class.isAssignableFrom(returnType) || Flux.class.isAssignableFrom(returnType);
+        static Subscribed subscribed(Class<?> returnType) {
+            if (Mono.class.isAssignableFrom(returnType)) {
+                return Subscribed.ONE;
+            }
+            return Flux.class.isAssignableFrom(returnType) ? Subscribed.MANY : null;
         }
 
-        static Object deferred(ProxyMethodInvocation invocation, Requests requests, Settlement settlement,
-                RateLimiters rateLimiters, WebCall caller) {
+        static Object deferred(ProxyMethodInvocation invocation, Subscribed subscribed, Requests requests,
+                Settlement settlement, RateLimiters rateLimiters, WebCall caller) {
             Mono<Admission> decided = Mono.deferContextual(
                     (context) -> admit(context, caller, requests, null, settlement, rateLimiters));
-            if (Flux.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
-                return decided.thenMany(Flux.defer(() -> Flux.from(proceed(invocation))));
+            if (subscribed != Subscribed.ONE) {
+                return decided.thenMany(Flux.defer(() -> Flux.from(proceed(invocation, subscribed))));
             }
-            return decided.then(Mono.defer(() -> Mono.from(proceed(invocation))));
+            return decided.then(Mono.defer(() -> Mono.from(proceed(invocation, subscribed))));
         }
 
         /**
@@ -158,16 +220,16 @@ final class ReactiveCalls {
          * the method's result completes or fails (not when it is cancelled: the call then stays at
          * its cost). The result's signals reach the subscriber unchanged, after the settle.
          */
-        static Object charged(ProxyMethodInvocation invocation, Requests requests, Settlement settlement,
-                RateLimiters rateLimiters, Charging charging, WebCall caller) {
-            boolean flux = Flux.class.isAssignableFrom(invocation.getMethod().getReturnType());
+        static Object charged(ProxyMethodInvocation invocation, Subscribed subscribed, Requests requests,
+                Settlement settlement, RateLimiters rateLimiters, Charging charging, WebCall caller) {
+            boolean flux = subscribed != Subscribed.ONE;
             Flux<Object> calls = Flux.deferContextual((context) -> {
                 List<Expression> chargeOf = new ArrayList<>();
                 return admit(context, caller, requests, chargeOf, settlement, rateLimiters).flatMapMany((admission) -> {
                     if (admission.taken() == null) {
-                        return Flux.from(proceed(invocation));
+                        return Flux.from(proceed(invocation, subscribed));
                     }
-                    return settledWhenDone(Flux.from(proceed(invocation)), flux, (result, exception) -> ReactiveDecisions
+                    return settledWhenDone(Flux.from(proceed(invocation, subscribed)), flux, (result, exception) -> ReactiveDecisions
                             .settle(rateLimiters, charging.settlement(), admission.asked(), chargeOf, admission.taken(),
                                     charging.ended().of(admission.web(), result, exception), admission.web()));
                 });
@@ -238,12 +300,18 @@ final class ReactiveCalls {
             return Mono.error(ex);
         }
 
-        /** Runs the method once for a subscription (a copy of the invocation each time). */
+        /**
+         * Runs the method once for a subscription (a copy of the invocation each time); a
+         * {@code Flow} it returns is collected as the subscription asks for its values.
+         */
         @SuppressWarnings("unchecked")
-        private static Publisher<Object> proceed(ProxyMethodInvocation invocation) {
+        private static Publisher<Object> proceed(ProxyMethodInvocation invocation, Subscribed subscribed) {
             try {
                 Object result = invocation.invocableClone().proceed();
-                return (result != null) ? (Publisher<Object>) result : Mono.empty();
+                if (result == null) {
+                    return Mono.empty();
+                }
+                return (subscribed == Subscribed.FLOW) ? Coroutines.asFlux(result) : (Publisher<Object>) result;
             }
             catch (Throwable ex) {
                 return Mono.error(ex);

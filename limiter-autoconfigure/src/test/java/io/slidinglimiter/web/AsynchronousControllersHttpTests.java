@@ -12,13 +12,16 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import io.slidinglimiter.RateLimiters;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Spring MVC's asynchronous handling, over real HTTP: a controller method that returns a
- * {@code CompletableFuture} (decided before the method runs) or a {@code Mono} (decided when Spring
- * MVC subscribes to it), with the request in its key; the 200 carries the headers, and the 429 all
- * three with the problem body, as for a plain method; a denied call never runs.
+ * {@code CompletableFuture} (decided before the method runs), a {@code Mono} or a {@code Flux}
+ * (decided when Spring MVC subscribes to it, streamed or collected), with the request in its key;
+ * the 200 carries the headers, and the 429 all three with the problem body, as for a plain method,
+ * though the application has a catch-all {@code @ExceptionHandler}; a denied call never runs.
  */
 @SpringBootTest(classes = WebTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class AsynchronousControllersHttpTests {
@@ -30,6 +33,9 @@ class AsynchronousControllersHttpTests {
 
     @Autowired
     private WebTestApplication.Endpoints endpoints;
+
+    @Autowired
+    private RateLimiters rateLimiters;
 
     @Test
     void aFutureIsLimitedLikeAPlainMethod() throws Exception {
@@ -47,6 +53,21 @@ class AsynchronousControllersHttpTests {
     @Test
     void aMonoOnTheServletStackSeesTheRequestAndAnswersWithTheHeaders() throws Exception {
         assertLimitedLikeAPlainMethod("mono", "soon, ", this.endpoints::monoCalls);
+    }
+
+    @Test
+    void aStreamedFluxOnTheServletStackSeesTheRequestAndAnswersWithTheHeaders() throws Exception {
+        assertLimitedLikeAPlainMethod("flux", "any time, ", this.endpoints::fluxCalls);
+    }
+
+    @Test
+    void aFluxIsChargedTheElementsItEmitted() throws Exception {
+        HttpResponse<String> rows = get("/flux-rows?count=3");
+        assertThat(rows.statusCode()).isEqualTo(200);
+        assertThat(rows.body()).isEqualTo("[{\"row\":1},{\"row\":2},{\"row\":3}]");
+        assertThat(rows.headers().firstValue("RateLimit")).as("settled before the body was written")
+                .hasValue("\"flux-rows\";r=7;t=60");
+        assertThat(this.rateLimiters.usage("flux-rows", "*").used()).as("settled to the rows").isEqualTo(3);
     }
 
     /**

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -58,6 +59,8 @@ class WebTestApplication {
         private final AtomicInteger futureCalls = new AtomicInteger();
 
         private final AtomicInteger monoCalls = new AtomicInteger();
+
+        private final AtomicInteger fluxCalls = new AtomicInteger();
 
         private final Quotes quotes;
 
@@ -154,6 +157,27 @@ class WebTestApplication {
 
         int monoCalls() {
             return this.monoCalls.get();
+        }
+
+        /** A Flux of text on the servlet stack, which Spring MVC streams: decided before the first part is written. */
+        @GetMapping("/flux/{name}")
+        @RateLimited(name = "flux", limit = 2, window = "1m", key = "#request.remoteAddr + ':' + #name")
+        Flux<String> flux(@PathVariable String name) {
+            return Flux.defer(() -> {
+                this.fluxCalls.incrementAndGet();
+                return Flux.just("any time, ", name);
+            });
+        }
+
+        int fluxCalls() {
+            return this.fluxCalls.get();
+        }
+
+        /** A charged Flux of records, which Spring MVC collects into a JSON array: charged the rows it emitted. */
+        @GetMapping("/flux-rows")
+        @RateLimited(name = "flux-rows", limit = 10, window = "1m", cost = "5", charge = "#result")
+        Flux<Map<String, Integer>> fluxRows(@RequestParam int count) {
+            return Flux.range(1, count).map((row) -> Map.of("row", row));
         }
 
     }

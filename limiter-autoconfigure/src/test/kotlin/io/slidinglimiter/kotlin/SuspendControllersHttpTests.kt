@@ -9,7 +9,11 @@ import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.util.concurrent.atomic.AtomicInteger
+import io.slidinglimiter.RateLimiters
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.asFlow
+import kotlinx.coroutines.flow.flowOf
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.Nested
 import org.junit.jupiter.api.Test
@@ -20,14 +24,19 @@ import org.springframework.boot.test.context.SpringBootTest
 import org.springframework.boot.test.web.server.LocalServerPort
 import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Import
+import org.springframework.http.HttpStatus
+import org.springframework.http.ResponseEntity
+import org.springframework.web.bind.annotation.ExceptionHandler
 import org.springframework.web.bind.annotation.GetMapping
 import org.springframework.web.bind.annotation.PathVariable
+import org.springframework.web.bind.annotation.RequestParam
 import org.springframework.web.bind.annotation.RestController
 
 /**
- * A `suspend` controller function with `@RateLimited`, over real HTTP on both stacks: the key sees
- * the request, the 200 carries `RateLimit-Policy` and `RateLimit`, the 429 all three headers and
- * the problem body, and the body of a denied call never runs.
+ * A `suspend` controller function and one returning a `Flow` with `@RateLimited`, over real HTTP
+ * on both stacks: the key sees the request, the 200 carries `RateLimit-Policy` and `RateLimit`, the
+ * 429 all three headers and the problem body whatever the controller's own exception handler does,
+ * the body of a denied call never runs, and a `Flow`'s charge is the count of values it emitted.
  */
 class SuspendControllersHttpTests {
 
@@ -40,8 +49,23 @@ class SuspendControllersHttpTests {
         @Autowired
         lateinit var controller: SuspendController
 
+        @Autowired
+        lateinit var rateLimiters: RateLimiters
+
         @Test
-        fun limitedWithTheRequestInTheKey() = assertLimited(port, controller)
+        fun aSuspendFunctionIsLimitedWithTheRequestInTheKey() =
+            assertLimited(port, "suspend", "hi ", controller.calls)
+
+        @Test
+        fun aFlowIsLimitedWithTheRequestInTheKey() = assertLimited(port, "flow", "hello, ", controller.flowCalls)
+
+        @Test
+        fun aFlowIsChargedTheValuesItEmitted() {
+            val rows = get(port, "/flow-rows?count=3")
+            assertThat(rows.statusCode()).isEqualTo(200)
+            assertThat(rows.body()).isEqualTo("[1,2,3]")
+            assertThat(rateLimiters.usage("flow-rows", "*").used()).isEqualTo(3)
+        }
 
     }
 
@@ -80,24 +104,47 @@ class SuspendControllersHttpTests {
             return "hi $name"
         }
 
+        open val flowCalls = AtomicInteger()
+
+        @GetMapping("/flow/{name}")
+        @RateLimited(name = "flow", limit = 2, window = "1m", key = "#clientAddress + ':' + #name")
+        open fun hello(@PathVariable name: String): Flow<String> {
+            flowCalls.incrementAndGet()
+            return flowOf("hello, ", name)
+        }
+
+        @GetMapping("/flow-rows", produces = ["application/json"])
+        @RateLimited(name = "flow-rows", limit = 10, window = "1m", cost = "5", charge = "#result")
+        open fun rows(@RequestParam count: Int): Flow<Int> = (1..count).asFlow()
+
+        /** The application's own catch-all, which would turn every exception into a 500. */
+        @ExceptionHandler(Exception::class)
+        open fun everything(ex: Exception): ResponseEntity<String> =
+            ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body("swallowed: $ex")
+
     }
 
-    private fun assertLimited(port: Int, controller: SuspendController) {
-        val before = controller.calls.get()
-        val first = get(port, "/suspend/ada")
+    /**
+     * Two calls with one key admitted with the headers, the third a 429 with all three and the
+     * problem body (though the controller has a catch-all handler), another key admitted; the denied
+     * call's function never ran.
+     */
+    private fun assertLimited(port: Int, limit: String, greeting: String, calls: AtomicInteger) {
+        val before = calls.get()
+        val first = get(port, "/$limit/ada")
         assertThat(first.statusCode()).isEqualTo(200)
-        assertThat(first.body()).isEqualTo("hi ada")
-        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"suspend\";q=2;w=60")
-        assertThat(first.headers().firstValue("RateLimit")).hasValue("\"suspend\";r=1;t=60")
-        assertThat(get(port, "/suspend/ada").statusCode()).isEqualTo(200)
-        val denied = get(port, "/suspend/ada")
+        assertThat(first.body()).isEqualTo("${greeting}ada")
+        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"$limit\";q=2;w=60")
+        assertThat(first.headers().firstValue("RateLimit")).hasValue("\"$limit\";r=1;t=60")
+        assertThat(get(port, "/$limit/ada").statusCode()).isEqualTo(200)
+        val denied = get(port, "/$limit/ada")
         assertThat(denied.statusCode()).isEqualTo(429)
         assertThat(denied.headers().firstValue("Retry-After")).hasValue("60")
-        assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"suspend\";q=2;w=60")
-        assertThat(denied.headers().firstValue("RateLimit")).hasValue("\"suspend\";r=0;t=60")
-        assertThat(denied.body()).contains("\"status\":429").contains("\"violated-policies\":[\"suspend\"]")
-        assertThat(get(port, "/suspend/grace").statusCode()).`as`("another key").isEqualTo(200)
-        assertThat(controller.calls.get() - before).`as`("the denied call did not run").isEqualTo(3)
+        assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"$limit\";q=2;w=60")
+        assertThat(denied.headers().firstValue("RateLimit")).hasValue("\"$limit\";r=0;t=60")
+        assertThat(denied.body()).contains("\"status\":429").contains("\"violated-policies\":[\"$limit\"]")
+        assertThat(get(port, "/$limit/grace").statusCode()).`as`("another key").isEqualTo(200)
+        assertThat(calls.get() - before).`as`("the denied call did not run").isEqualTo(3)
     }
 
     private fun get(port: Int, path: String): HttpResponse<String> =

@@ -48,4 +48,22 @@ class WebFluxSampleApplicationTests {
         this.client.get().uri("/ticks").exchange().expectStatus().isEqualTo(429);
     }
 
+    @Test
+    void kotlinASuspendFunctionAndAFlowAreLimitedLikeTheirReactorTwins() {
+        this.client.get().uri("/kotlin/hello/ann").exchange().expectStatus().isOk().expectBody(String.class)
+                .isEqualTo("hello ann, from a coroutine\n");
+        this.client.get().uri("/kotlin/hello/ann").exchange().expectStatus().isOk()
+                .expectHeader().valueMatches("RateLimit", "\"kotlin-hello\";r=0;t=\\d+");
+        this.client.get().uri("/kotlin/hello/ann").exchange().expectStatus().isEqualTo(429)
+                .expectHeader().exists("Retry-After")
+                .expectHeader().contentTypeCompatibleWith("application/problem+json");
+        this.client.get().uri("/kotlin/lines?count=3").exchange().expectStatus().isOk()
+                .expectHeader().valueEquals("RateLimit-Policy", "\"kotlin-lines\";q=10;w=60")
+                .expectBody(String.class).isEqualTo("line 1\nline 2\nline 3\n");
+        // Charged 3 of 10: 7 left, enough for another collection at its cost of 5; then 4 more make 1 left.
+        this.client.get().uri("/kotlin/lines?count=4").exchange().expectStatus().isOk();
+        this.client.get().uri("/kotlin/lines").exchange().expectStatus().isEqualTo(429)
+                .expectHeader().valueMatches("RateLimit", "\"kotlin-lines\";r=3;t=\\d+");
+    }
+
 }
