@@ -138,6 +138,15 @@ class UnsupportedStackTests {
                         .doesNotContain("mono()").doesNotContain("completable()"));
     }
 
+    @Test
+    void theFailureNamesTheReturnTypesThatWork() {
+        new ApplicationContextRunner().withConfiguration(LIMITER).withUserConfiguration(DeferredResults.class)
+                .run((context) -> assertThat(FailureAnalysisAccess.of(context.getStartupFailure()).getAction())
+                        .contains("Return a plain value or a CompletableFuture (decided before the method runs), a"
+                                + " Mono or a Flux (decided when subscribed to); in Kotlin, a suspend function or a"
+                                + " Flow, with kotlinx-coroutines-reactor"));
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class PlainService {
 

@@ -61,6 +61,16 @@ class AsynchronousControllersHttpTests {
     }
 
     @Test
+    void aFutureAndAMonoAreChargedWhatTheyCompletedWith() throws Exception {
+        for (String limit : new String[] { "future-rows", "mono-rows" }) {
+            HttpResponse<String> rows = get("/" + limit + "?count=2");
+            assertThat(rows.statusCode()).isEqualTo(200);
+            assertThat(rows.body()).isEqualTo("[1,2]");
+            assertThat(this.rateLimiters.usage(limit, "*").used()).as(limit).isEqualTo(2);
+        }
+    }
+
+    @Test
     void aFluxIsChargedTheElementsItEmitted() throws Exception {
         HttpResponse<String> rows = get("/flux-rows?count=3");
         assertThat(rows.statusCode()).isEqualTo(200);

@@ -1,8 +1,10 @@
 package io.slidinglimiter.web;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -171,6 +173,20 @@ class WebTestApplication {
 
         int fluxCalls() {
             return this.fluxCalls.get();
+        }
+
+        /** A charged CompletableFuture: settled to the rows it completed with. */
+        @GetMapping("/future-rows")
+        @RateLimited(name = "future-rows", limit = 10, window = "1m", cost = "5", charge = "#result.size()")
+        CompletableFuture<List<Integer>> futureRows(@RequestParam int count) {
+            return CompletableFuture.supplyAsync(() -> IntStream.rangeClosed(1, count).boxed().toList());
+        }
+
+        /** A charged Mono: settled to the rows it emitted. */
+        @GetMapping("/mono-rows")
+        @RateLimited(name = "mono-rows", limit = 10, window = "1m", cost = "5", charge = "#result.size()")
+        Mono<List<Integer>> monoRows(@RequestParam int count) {
+            return Mono.fromSupplier(() -> IntStream.rangeClosed(1, count).boxed().toList());
         }
 
         /** A charged Flux of records, which Spring MVC collects into a JSON array: charged the rows it emitted. */

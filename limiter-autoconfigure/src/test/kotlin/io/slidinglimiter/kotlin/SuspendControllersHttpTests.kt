@@ -60,6 +60,14 @@ class SuspendControllersHttpTests {
         fun aFlowIsLimitedWithTheRequestInTheKey() = assertLimited(port, "flow", "hello, ", controller.flowCalls)
 
         @Test
+        fun aSuspendFunctionIsChargedWhatItReturned() {
+            val rows = get(port, "/suspend-rows?count=2")
+            assertThat(rows.statusCode()).isEqualTo(200)
+            assertThat(rows.body()).isEqualTo("[1,2]")
+            assertThat(rateLimiters.usage("suspend-rows", "*").used()).isEqualTo(2)
+        }
+
+        @Test
         fun aFlowIsChargedTheValuesItEmitted() {
             val rows = get(port, "/flow-rows?count=3")
             assertThat(rows.statusCode()).isEqualTo(200)
@@ -102,6 +110,13 @@ class SuspendControllersHttpTests {
             delay(1)
             calls.incrementAndGet()
             return "hi $name"
+        }
+
+        @GetMapping("/suspend-rows")
+        @RateLimited(name = "suspend-rows", limit = 10, window = "1m", cost = "5", charge = "#result.size()")
+        open suspend fun suspendRows(@RequestParam count: Int): List<Int> {
+            delay(1)
+            return (1..count).toList()
         }
 
         open val flowCalls = AtomicInteger()
