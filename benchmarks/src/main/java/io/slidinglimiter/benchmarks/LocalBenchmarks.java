@@ -101,10 +101,13 @@ public class LocalBenchmarks {
 
         /**
          * The starter's per-decision meters: {@code none} leaves them out (every round before the one
-         * "With Actuator" in BENCHMARKS.md); {@code on} is Boot's default with Actuator (the
-         * {@code limiter.backend.duration} timer and the {@code limiter.decision} observation);
-         * {@code observation-off} sets {@code management.observations.enable.limiter=false};
-         * {@code both-off} also {@code management.metrics.enable.limiter.backend.duration=false}.
+         * "With Actuator" in BENCHMARKS.md); {@code on} is Boot's defaults with Actuator (a
+         * Prometheus registry, Boot's observation registry), which time and observe decisions made
+         * in Redis only; {@code local-on} also {@code limiter.observations.local=true} (the
+         * {@code limiter.backend.duration} timer and the {@code limiter.decision} observation on
+         * every local decision); {@code observation-off} that with
+         * {@code management.observations.enable.limiter=false}; {@code both-off} also
+         * {@code management.metrics.enable.limiter.backend.duration=false}.
          */
         @Param({ "none" })
         String meters;
@@ -142,14 +145,17 @@ public class LocalBenchmarks {
         }
 
         private static String[] switches(String meters) {
+            String localOn = "limiter.observations.local=true";
             String observationOff = "management.observations.enable.limiter=false";
             return switch (meters) {
                 case "none" -> new String[] { BenchApplication.WITHOUT_METRICS };
                 case "on" -> new String[0];
-                case "observation-off" -> new String[] { observationOff };
-                case "both-off" -> new String[] { observationOff,
+                case "local-on" -> new String[] { localOn };
+                case "observation-off" -> new String[] { localOn, observationOff };
+                case "both-off" -> new String[] { localOn, observationOff,
                         "management.metrics.enable.limiter.backend.duration=false" };
-                default -> throw new IllegalArgumentException("meters must be none, on, observation-off or both-off");
+                default -> throw new IllegalArgumentException(
+                        "meters must be none, on, local-on, observation-off or both-off");
             };
         }
 

@@ -39,6 +39,9 @@ import io.slidinglimiter.web.ChargeSettlement;
 @ImportRuntimeHints(LimiterRuntimeHints.class)
 public class LimiterAutoConfiguration {
 
+    /** The local backend's name in meters and observations ({@code backend=local}). */
+    static final String LOCAL = "local";
+
     @Bean
     @ConditionalOnMissingBean
     TimeSource limiterTimeSource() {
@@ -57,7 +60,7 @@ public class LimiterAutoConfiguration {
             ObjectProvider<BackendTimers> timers, ObjectProvider<DecisionObservers> observations,
             ResourceLoader resourceLoader) {
         ConfiguredLimits.checkNoRedisAsked(properties, RedisSupport.isPresent(resourceLoader.getClassLoader()));
-        return timed(localBackend(properties, limiterTimeSource), "local", timers, observations);
+        return timed(localBackend(properties, limiterTimeSource), LOCAL, timers, observations, properties);
     }
 
     @Bean
@@ -115,12 +118,16 @@ public class LimiterAutoConfiguration {
 
     /**
      * The backend, timed as {@code limiter.backend.duration} when metrics are on, and observed as
-     * {@code limiter.decision} when observations are. With both switched off (or absent) it is the
-     * backend itself: a decision then reads no clock and allocates nothing for them (BENCHMARKS.md,
-     * "With Actuator").
+     * {@code limiter.decision} when observations are. The local backend is neither unless
+     * {@code limiter.observations.local} is set: its decisions take nanoseconds in memory. Untimed
+     * and unobserved it is the backend itself: a decision then reads no clock and allocates nothing
+     * for them (BENCHMARKS.md, "With Actuator").
      */
     static RateLimitBackend timed(RateLimitBackend backend, String name, ObjectProvider<BackendTimers> timers,
-            ObjectProvider<DecisionObservers> observations) {
+            ObjectProvider<DecisionObservers> observations, LimiterProperties properties) {
+        if (LOCAL.equals(name) && !properties.getObservations().isLocal()) {
+            return backend;
+        }
         BackendTimers timing = timers.getIfAvailable();
         DecisionObservers observing = observations.getIfAvailable();
         LongConsumer durations = (timing != null) ? timing.forBackend(name) : null;

@@ -59,6 +59,8 @@ public class LimiterProperties {
 
     private final Gateway gateway = new Gateway();
 
+    private final Observations observations = new Observations();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -121,6 +123,10 @@ public class LimiterProperties {
 
     public Gateway getGateway() {
         return this.gateway;
+    }
+
+    public Observations getObservations() {
+        return this.observations;
     }
 
     /** Where counters live. */
@@ -315,6 +321,27 @@ public class LimiterProperties {
 
         public void setLimit(Long limit) {
             this.limit = limit;
+        }
+
+    }
+
+    /** What is measured per decision, with Actuator. */
+    public static class Observations {
+
+        /**
+         * Whether decisions made in memory are timed (limiter.backend.duration) and observed
+         * (limiter.decision) too. Off by default: a local decision takes nanoseconds, and a timer and
+         * a span around each would cost far more than the decision. Decisions made in Redis are
+         * always timed and observed; limiter.requests counts every outcome either way.
+         */
+        private boolean local;
+
+        public boolean isLocal() {
+            return this.local;
+        }
+
+        public void setLocal(boolean local) {
+            this.local = local;
         }
 
     }

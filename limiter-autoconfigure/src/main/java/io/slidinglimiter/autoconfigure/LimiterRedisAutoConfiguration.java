@@ -154,8 +154,9 @@ public class LimiterRedisAutoConfiguration {
             ObjectProvider<DecisionObservers> observations) {
         TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
         RateLimitBackend local = LimiterAutoConfiguration.timed(LimiterAutoConfiguration.localBackend(properties, clock),
-                "local", timers, observations);
-        RateLimitBackend redis = LimiterAutoConfiguration.timed(limiterRedis.backend(), "redis", timers, observations);
+                LimiterAutoConfiguration.LOCAL, timers, observations, properties);
+        RateLimitBackend redis = LimiterAutoConfiguration.timed(limiterRedis.backend(), "redis", timers, observations,
+                properties);
         RateLimitBackend defaultBackend = (properties.getBackend() == Backend.REDIS) ? redis : local;
         Map<String, RateLimitBackend> byLimitName = new HashMap<>();
         for (String name : properties.getLimits().keySet()) {

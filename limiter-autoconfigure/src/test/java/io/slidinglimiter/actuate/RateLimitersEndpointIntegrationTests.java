@@ -76,6 +76,15 @@ class RateLimitersEndpointIntegrationTests {
     }
 
     @Test
+    void decisionsMadeInRedisAreTimedAndObserved() throws Exception {
+        assertThat(get(first, "/counted?user=dora").statusCode()).isEqualTo(200);
+        assertThat(get(first, "/actuator/metrics/limiter.backend.duration?tag=backend:redis").body())
+                .contains("\"statistic\":\"COUNT\"");
+        assertThat(get(first, "/actuator/metrics/limiter.decision?tag=limit:counted&tag=backend:redis").body())
+                .contains("\"statistic\":\"COUNT\"");
+    }
+
+    @Test
     void theTotalsAndTheMetricsEqualAKnownSequenceOfCalls() throws Exception {
         List<Integer> statuses = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
@@ -90,8 +99,10 @@ class RateLimitersEndpointIntegrationTests {
                 .contains("\"statistic\":\"COUNT\",\"value\":5.0");
         assertThat(get(localOnly, "/actuator/metrics/limiter.requests?tag=limit:counted&tag=outcome:rejected").body())
                 .contains("\"statistic\":\"COUNT\",\"value\":2.0");
-        assertThat(get(localOnly, "/actuator/metrics/limiter.backend.duration?tag=backend:local").body())
-                .contains("\"statistic\":\"COUNT\"");
+        assertThat(get(localOnly, "/actuator/metrics/limiter.backend.duration").statusCode())
+                .as("local decisions are counted, not timed").isEqualTo(404);
+        assertThat(get(localOnly, "/actuator/metrics/limiter.decision").statusCode())
+                .as("local decisions are counted, not observed").isEqualTo(404);
         assertThat(get(localOnly, "/actuator/metrics/limiter.requests").body()).doesNotContain("alice");
         String key = get(localOnly, "/actuator/ratelimiters/counted?key=alice").body();
         assertThat(key).contains("\"key\":{").contains("\"used\":5").contains("\"remaining\":0");

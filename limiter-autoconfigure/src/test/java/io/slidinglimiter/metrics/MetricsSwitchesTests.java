@@ -23,12 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Boot's switches for the starter's per-decision meters, in an application with Actuator: by
- * default every decision is timed ({@code limiter.backend.duration}) and observed
- * ({@code limiter.decision}); {@code management.observations.enable.*} (longest match first, then
+ * The starter's per-decision meters, in an application with Actuator. A local decision is neither
+ * timed nor observed unless {@code limiter.observations.local} is set: it is the backend's alone,
+ * allocating nothing, and {@code limiter.requests} still counts it. With the property set every
+ * decision is timed ({@code limiter.backend.duration}) and observed ({@code limiter.decision}), and
+ * Boot's switches apply: {@code management.observations.enable.*} (longest match first, then
  * {@code all}) leaves the observation out, and {@code management.metrics.enable.*} the timer. With
- * both off a decision is the backend's alone: no clock read for them and nothing allocated, while
- * {@code limiter.requests} still counts every decision.
+ * both off a decision is again the backend's alone.
  */
 class MetricsSwitchesTests {
 
@@ -36,8 +37,27 @@ class MetricsSwitchesTests {
 
     private static final String OBSERVATION_OFF = "management.observations.enable.limiter=false";
 
+    private static final String[] METERED = { "limiter.limits.metered.limit=1000000000",
+            "limiter.limits.metered.window=1h" };
+
     @Test
-    void byDefaultEachDecisionIsTimedAndObserved() {
+    void byDefaultALocalDecisionIsNeitherTimedNorObservedAndStillCounted() throws Throwable {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(MeteredApplication.class)
+            .web(WebApplicationType.NONE).properties(METERED).run()) {
+            assertThat(context.getBeansOfType(LimiterObservations.class)).as("observations are on").hasSize(1);
+            assertThat(context.getBean(RateLimitBackend.class)).isNotInstanceOf(TimedBackend.class);
+            RateLimiters rateLimiters = context.getBean(RateLimiters.class);
+            ThreadAllocation.Measured admissions = ThreadAllocation.of(() -> rateLimiters.admit("metered", "k"));
+            assertThat(admissions.bytesPerCall()).as("bytes allocated per admission").isZero();
+            assertThat(context.getBean(MeterRegistry.class).get("limiter.requests").tag("limit", "metered")
+                .tag("outcome", "allowed").functionCounter().count()).isEqualTo(ThreadAllocation.TOTAL_CALLS);
+            assertThat(context.getBean(MeterRegistry.class).find("limiter.backend.duration").timers()).isEmpty();
+            assertThat(decisionTimerCount(context)).isZero();
+        }
+    }
+
+    @Test
+    void withLocalObservationsEachDecisionIsTimedAndObserved() {
         try (ConfigurableApplicationContext context = start()) {
             decideTwice(context);
             assertThat(backendTimer(context).count()).isEqualTo(2);
@@ -122,9 +142,11 @@ class MetricsSwitchesTests {
         return (timer != null) ? timer.count() : 0;
     }
 
+    /** An application whose local decisions are timed and observed, with Boot's switches. */
     private static ConfigurableApplicationContext start(String... switches) {
         return new SpringApplicationBuilder(MeteredApplication.class).web(WebApplicationType.NONE)
-            .properties("limiter.limits.metered.limit=1000000000", "limiter.limits.metered.window=1h")
+            .properties(METERED)
+            .properties("limiter.observations.local=true")
             .properties(switches)
             .run();
     }

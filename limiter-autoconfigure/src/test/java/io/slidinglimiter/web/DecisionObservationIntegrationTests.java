@@ -12,13 +12,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A {@code limiter.decision} observation per decision, in Spring Boot's own observation registry:
  * its timer carries the keys {@code limit}, {@code outcome} and {@code backend}, and Boot's
- * {@code management.observations.enable.limiter=false} switches it off.
+ * {@code management.observations.enable.limiter=false} switches it off. Local decisions are
+ * observed only with {@code limiter.observations.local=true}; {@code limiter.requests} counts them
+ * either way.
  */
 class DecisionObservationIntegrationTests {
 
     @Test
-    void eachDecisionIsObservedWithItsKeys() throws Exception {
+    void byDefaultLocalDecisionsAreCountedNotObserved() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
+            LocalHttp http = LocalHttp.of(context);
+            http.get("/enforced");
+            assertThat(http.get("/actuator/metrics/limiter.decision").statusCode()).isEqualTo(404);
+            assertThat(http.get("/actuator/metrics/limiter.requests?tag=limit:enforced&tag=outcome:allowed").body())
+                    .contains("{\"statistic\":\"COUNT\",\"value\":1.0}");
+        }
+    }
+
+    @Test
+    void withLocalObservationsEachDecisionIsObservedWithItsKeys() throws Exception {
+        try (ConfigurableApplicationContext context = start("limiter.observations.local=true")) {
             assertThat(context.getBean(ObservationRegistry.class).isNoop()).isFalse();
             LocalHttp http = LocalHttp.of(context);
             http.get("/enforced");
@@ -32,7 +45,8 @@ class DecisionObservationIntegrationTests {
 
     @Test
     void springBootsSwitchTurnsItOff() throws Exception {
-        try (ConfigurableApplicationContext context = start("management.observations.enable.limiter=false")) {
+        try (ConfigurableApplicationContext context = start("limiter.observations.local=true",
+                "management.observations.enable.limiter=false")) {
             LocalHttp http = LocalHttp.of(context);
             http.get("/enforced");
             assertThat(http.get("/actuator/metrics/limiter.decision").statusCode()).isEqualTo(404);
