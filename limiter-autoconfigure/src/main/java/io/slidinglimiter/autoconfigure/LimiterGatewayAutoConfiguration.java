@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -11,7 +13,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.cloud.gateway.config.GatewayAutoConfiguration;
+import org.springframework.cloud.gateway.config.GatewayProperties;
+import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
 import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
+import org.springframework.cloud.gateway.route.RouteDefinition;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -61,6 +67,59 @@ public class LimiterGatewayAutoConfiguration {
             return create(rateLimiters, properties);
         }
 
+    }
+
+    /**
+     * Fails the start for a route defined in properties whose {@code RequestRateLimiter} filter uses
+     * this rate limiter (by name, or as the filter's default) while no limit is defined for it: its
+     * every request would fail. Routes built in Java are checked at their first request.
+     */
+    @Bean
+    static SmartInitializingSingleton limiterGatewayRouteCheck(ObjectProvider<GatewayProperties> gateway,
+            ObjectProvider<RequestRateLimiterGatewayFilterFactory> filters, ObjectProvider<RateLimiters> rateLimiters,
+            ObjectProvider<LimiterProperties> properties) {
+        return () -> {
+            GatewayProperties routes = gateway.getIfAvailable();
+            RequestRateLimiterGatewayFilterFactory filter = filters.getIfAvailable();
+            if (routes == null || filter == null) {
+                return;
+            }
+            boolean theDefault = filter.getDefaultRateLimiter() instanceof SlidingWindowRateLimiter;
+            Map<String, String> limitsByRoute = properties.getObject().getGateway().getRoutes();
+            List<Problem> problems = new ArrayList<>();
+            List<RouteDefinition> definitions = routes.getRoutes();
+            for (int i = 0; i < definitions.size(); i++) {
+                RouteDefinition route = definitions.get(i);
+                if (route.getFilters().stream().noneMatch((definition) -> usesThis(definition, theDefault))) {
+                    continue;
+                }
+                String limit = limitsByRoute.getOrDefault(route.getId(), route.getId());
+                try {
+                    rateLimiters.getObject().definition(limit);
+                }
+                catch (IllegalArgumentException ex) {
+                    problems.add(new Problem(GatewayProperties.PREFIX + ".routes[" + i + "] (id '" + route.getId()
+                            + "')", "is limited by " + BEAN_NAME + " through RequestRateLimiter, but no limit '"
+                                    + limit + "' is defined, so every request on the route would fail",
+                            "Define limiter.limits." + limit + " (limit and window), or name a defined limit in"
+                                    + " limiter.gateway.routes." + route.getId() + "."));
+                }
+            }
+            if (!problems.isEmpty()) {
+                throw new InvalidLimiterConfigurationException(problems);
+            }
+        };
+    }
+
+    /** Whether a route's filter is {@code RequestRateLimiter} deciding by this rate limiter. */
+    private static boolean usesThis(FilterDefinition definition, boolean theDefault) {
+        if (!"RequestRateLimiter".equals(definition.getName())) {
+            return false;
+        }
+        String rateLimiter = definition.getArgs().entrySet().stream()
+                .filter((arg) -> arg.getKey().replace("-", "").equalsIgnoreCase("rateLimiter"))
+                .map(Map.Entry::getValue).findFirst().orElse(null);
+        return (rateLimiter != null) ? rateLimiter.contains("@" + BEAN_NAME) : theDefault;
     }
 
     /** Matches when the application has a rate limiter other than this one. */

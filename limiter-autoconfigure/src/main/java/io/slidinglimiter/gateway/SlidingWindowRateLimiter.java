@@ -12,10 +12,12 @@ import org.springframework.http.HttpHeaders;
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.web.RateLimitHeaders;
 import io.slidinglimiter.web.ReactiveDecisions;
+import io.slidinglimiter.web.ReactiveRateLimitContext;
 
 /**
  * Spring Cloud Gateway's {@link RateLimiter}, deciding by Sliding Limiter: a route that uses it
@@ -24,7 +26,9 @@ import io.slidinglimiter.web.ReactiveDecisions;
  * {@code limiter.limits.<routeId>}, or by the limit that {@code limiter.gateway.routes.<routeId>}
  * names, keyed by the route's {@code KeyResolver}, on whichever backend that limit uses (in memory,
  * or shared through Redis on Lettuce's asynchronous API). Allowed and denied responses carry the
- * {@code RateLimit-Policy} and {@code RateLimit} headers; denied ones {@code Retry-After} too.
+ * {@code RateLimit-Policy} and {@code RateLimit} headers; denied ones {@code Retry-After} too, and,
+ * where the starter's {@code ReactiveRateLimitFilter} runs (the default), the problem body of every
+ * other 429.
  * It has no per-route configuration of its own: limits live in {@code limiter.limits}.
  */
 public class SlidingWindowRateLimiter implements RateLimiter<Object> {
@@ -56,22 +60,38 @@ public class SlidingWindowRateLimiter implements RateLimiter<Object> {
                     + ", or name another limit in limiter.gateway.routes." + routeId, ex));
         }
         List<LimitRequest> requests = List.of(new LimitRequest(limit, id, 1));
-        return ReactiveDecisions.decide(this.rateLimiters, requests).map((decisions) -> {
-            Decision decision = decisions.get(0);
-            if (this.rateLimiters.isShadow(limitName)) {
-                // Decided and counted; the route is never limited by it, and no header shows it.
-                return new Response(true, Map.of());
+        return Mono.deferContextual((context) -> ReactiveDecisions.decide(this.rateLimiters, requests)
+                .map((decisions) -> answer(limitName, limit, requests, decisions, ReactiveRateLimitContext.of(context))));
+    }
+
+    /**
+     * The gateway's answer. Within the starter's filter the request also records the decision, and
+     * a denial marks it rejected: the filter then answers the 429 with the problem body and the
+     * headers, in place of the gateway's empty one.
+     */
+    private Response answer(String limitName, LimitDefinition limit, List<LimitRequest> requests, Decisions decisions,
+            ReactiveRateLimitContext web) {
+        Decision decision = decisions.get(0);
+        if (this.rateLimiters.isShadow(limitName)) {
+            // Decided and counted; the route is never limited by it, and no header shows it.
+            return new Response(true, Map.of());
+        }
+        RateLimitExceededException denial = decision.allowed() ? null
+                : RateLimitExceededException.of(requests, decisions);
+        if (web != null) {
+            web.record(requests, decisions);
+            if (denial != null) {
+                web.reject(denial);
             }
-            String[] values = RateLimitHeaders.values(List.of(limit), List.of(decision));
-            Map<String, String> headers = new LinkedHashMap<>();
-            headers.put(RateLimitHeaders.POLICY, values[0]);
-            headers.put(RateLimitHeaders.RATE_LIMIT, values[1]);
-            if (!decision.allowed()) {
-                headers.put(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitExceededException
-                        .of(requests, decisions).getRetryAfterSeconds()));
-            }
-            return new Response(decision.allowed(), headers);
-        });
+        }
+        String[] values = RateLimitHeaders.values(List.of(limit), List.of(decision));
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put(RateLimitHeaders.POLICY, values[0]);
+        headers.put(RateLimitHeaders.RATE_LIMIT, values[1]);
+        if (denial != null) {
+            headers.put(HttpHeaders.RETRY_AFTER, Long.toString(denial.getRetryAfterSeconds()));
+        }
+        return new Response(denial == null, headers);
     }
 
     @Override

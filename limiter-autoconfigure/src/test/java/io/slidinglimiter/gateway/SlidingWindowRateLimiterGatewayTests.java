@@ -29,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A Spring Cloud Gateway route to a downstream server that the test starts, limited by
  * {@code slidingWindowRateLimiter} through the gateway's standard {@code RequestRateLimiter} filter
- * and the route's own {@code KeyResolver}; the gateway's {@code RedisRateLimiter} (Spring Data
- * Redis is on the class path) stays the filter's default.
+ * and the route's own {@code KeyResolver}: the 429 carries the headers once and the problem body;
+ * the gateway's {@code RedisRateLimiter} (Spring Data Redis is on the class path) stays the
+ * filter's default.
  */
 @SpringBootTest(classes = SlidingWindowRateLimiterGatewayTests.GatewayApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -86,7 +87,12 @@ class SlidingWindowRateLimiterGatewayTests {
         }
         this.client.get().uri("/downstream/a").exchange().expectStatus().isEqualTo(429)
                 .expectHeader().valueMatches("Retry-After", "[1-9][0-9]*")
-                .expectHeader().valueMatches("RateLimit", "\"downstream\";r=0;t=[1-9][0-9]*");
+                .expectHeader().valueMatches("RateLimit", "\"downstream\";r=0;t=[1-9][0-9]*")
+                .expectHeader().values("RateLimit-Policy", (values) -> assertThat(values).as("written once")
+                        .containsExactly("\"downstream\";q=3;w=60"))
+                .expectHeader().contentTypeCompatibleWith("application/problem+json")
+                .expectBody(String.class).value((body) -> assertThat(body).contains("\"status\":429")
+                        .contains("\"violated-policies\":[\"downstream\"]").contains("Rate limit 'downstream'"));
     }
 
     @Test
