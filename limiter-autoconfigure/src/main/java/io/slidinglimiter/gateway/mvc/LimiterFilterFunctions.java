@@ -1,0 +1,188 @@
+package io.slidinglimiter.gateway.mvc;
+
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
+import org.springframework.cloud.gateway.server.mvc.common.Shortcut;
+import org.springframework.cloud.gateway.server.mvc.filter.SimpleFilterSupplier;
+import org.springframework.context.ApplicationContext;
+import org.springframework.expression.Expression;
+import org.springframework.util.Assert;
+import org.springframework.web.servlet.function.HandlerFilterFunction;
+import org.springframework.web.servlet.function.HandlerFunction;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.expression.CallEvaluationContext;
+import io.slidinglimiter.expression.KeyExpression;
+import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.web.HttpRateLimitContext;
+import io.slidinglimiter.web.WebCall;
+
+/**
+ * Rate limits for the routes of Spring Cloud Gateway Server MVC: one limit of
+ * {@code limiter.limits}, per key, on whichever backend that limit uses. A denial is the library's
+ * 429 with {@code Retry-After}, the {@code RateLimit} headers and the problem body, and the request
+ * never reaches the downstream service; an admitted request carries the {@code RateLimit} headers.
+ * In Java routes:
+ * <pre class="code">
+ * route("orders").GET("/orders/**", http())
+ *         .before(uri("http://orders:8080"))
+ *         .filter(LimiterFilterFunctions.rateLimit("orders", (request) -&gt; request.param("customer").orElse(null)))
+ *         .build();
+ * </pre>
+ * In routes in properties, the {@code RateLimit} filter with a {@code limit} and a SpEL {@code key}
+ * over {@code #request}, {@code #clientAddress} and {@code #principal}.
+ */
+public final class LimiterFilterFunctions {
+
+    private static final Set<String> KEY_VARIABLES = Set.of("request", "principal", "clientAddress");
+
+    private LimiterFilterFunctions() {
+    }
+
+    /**
+     * Limits a route by {@code limiter.limits.<limit>}, keyed by a function of the request.
+     * @param limit the name of a limit under {@code limiter.limits}
+     * @param keyResolver the request's key; null or blank is an empty key ({@code limiter.empty-key})
+     * @return the filter
+     */
+    public static HandlerFilterFunction<ServerResponse, ServerResponse> rateLimit(String limit,
+            Function<ServerRequest, String> keyResolver) {
+        Assert.hasText(limit, "limit must name a limit under limiter.limits");
+        Assert.notNull(keyResolver, "keyResolver must not be null");
+        RouteLimit route = new RouteLimit(limit);
+        return (request, next) -> {
+            String key = keyResolver.apply(request);
+            return route.filter(request, next, (key == null || key.isBlank()) ? null : key, "the route's key resolver");
+        };
+    }
+
+    /**
+     * Limits a route by {@code limiter.limits.<limit>}, keyed by a SpEL expression over
+     * {@code #request} (the {@code HttpServletRequest}), {@code #clientAddress} and
+     * {@code #principal}: the {@code RateLimit} filter of routes in properties
+     * ({@code name: RateLimit}, {@code args: {limit: orders, key: "#clientAddress"}}).
+     * @param limit the name of a limit under {@code limiter.limits}
+     * @param key the key expression; blank for one key shared by every request
+     * @return the filter
+     */
+    @Shortcut
+    public static HandlerFilterFunction<ServerResponse, ServerResponse> rateLimit(String limit, String key) {
+        Assert.hasText(limit, "limit must name a limit under limiter.limits");
+        RouteLimit route = new RouteLimit(limit);
+        String source = (key == null || key.isBlank()) ? null : key;
+        return (request, next) -> route.filter(request, next, route.keyOf(request, source), null);
+    }
+
+    /** Makes {@link LimiterFilterFunctions} the {@code RateLimit} filter of routes in properties. */
+    public static class FilterSupplier extends SimpleFilterSupplier {
+
+        public FilterSupplier() {
+            super(LimiterFilterFunctions.class);
+        }
+
+    }
+
+    /** One route's limit: its collaborators are the application's, found at its first request. */
+    private static final class RouteLimit {
+
+        private final String limit;
+
+        private volatile Collaborators collaborators;
+
+        private volatile KeyExpression key;
+
+        RouteLimit(String limit) {
+            this.limit = limit;
+        }
+
+        /** Decides the request; throws the denial, which the starter's filter answers. */
+        ServerResponse filter(ServerRequest request, HandlerFunction<ServerResponse> next, String key,
+                String emptyKeySource) throws Exception {
+            Collaborators collaborators = collaborators(request);
+            RateLimiters rateLimiters = collaborators.rateLimiters();
+            if (key == null) {
+                if (emptyKeySource == null || collaborators.allowEmptyKey()) {
+                    return next.handle(request);
+                }
+                throw RateLimitExceededException.forMissingKey(rateLimiters.definition(this.limit), emptyKeySource);
+            }
+            Decision decision = rateLimiters.tryAcquire(this.limit, key);
+            // A limit in shadow mode never denies the request; its decision is counted, and shown nowhere.
+            if (rateLimiters.isShadow(this.limit)) {
+                return next.handle(request);
+            }
+            List<LimitRequest> requests = List.of(new LimitRequest(rateLimiters.definition(this.limit), key, 1));
+            Decisions decisions = new Decisions(decision.allowed(), List.of(decision));
+            HttpRateLimitContext web = HttpRateLimitContext.current();
+            if (web != null) {
+                web.record(requests, decisions);
+            }
+            if (!decision.allowed()) {
+                throw RateLimitExceededException.of(requests, decisions);
+            }
+            return next.handle(request);
+        }
+
+        /** The key the expression gives this request: null when empty and empty keys pass. */
+        String keyOf(ServerRequest request, String source) {
+            Collaborators collaborators = collaborators(request);
+            KeyExpression key = this.key;
+            if (key == null) {
+                Expression expression = (source != null)
+                        ? collaborators.parser().parse(source, KEY_VARIABLES) : null;
+                key = new KeyExpression(expression, "the RateLimit filter of limit '" + this.limit + "'",
+                        collaborators.allowEmptyKey());
+                this.key = key;
+            }
+            if (!key.needsContext()) {
+                return KeyExpression.SHARED_KEY;
+            }
+            LimitDefinition definition = collaborators.rateLimiters().definition(this.limit);
+            return key.keyFor(definition, new RequestVariables(collaborators.parser(), HttpRateLimitContext.current()));
+        }
+
+        private Collaborators collaborators(ServerRequest request) {
+            Collaborators collaborators = this.collaborators;
+            if (collaborators == null) {
+                ApplicationContext context = MvcUtils.getApplicationContext(request);
+                collaborators = new Collaborators(context.getBean(RateLimiters.class),
+                        context.getBean(LimiterExpressionParser.class),
+                        "allow".equalsIgnoreCase(context.getEnvironment().getProperty("limiter.empty-key", "reject")));
+                this.collaborators = collaborators;
+            }
+            return collaborators;
+        }
+
+    }
+
+    private record Collaborators(RateLimiters rateLimiters, LimiterExpressionParser parser, boolean allowEmptyKey) {
+    }
+
+    /** A key's variables: the request's, as a URL rule's. */
+    private static final class RequestVariables extends CallEvaluationContext {
+
+        private final WebCall web;
+
+        RequestVariables(LimiterExpressionParser parser, WebCall web) {
+            super(parser);
+            this.web = web;
+        }
+
+        @Override
+        public Object lookupVariable(String name) {
+            return WebCall.variable(this.web, name);
+        }
+
+    }
+
+}
