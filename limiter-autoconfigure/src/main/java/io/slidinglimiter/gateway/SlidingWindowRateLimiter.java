@@ -3,7 +3,10 @@ package io.slidinglimiter.gateway;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;
 
 import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
@@ -33,9 +36,14 @@ import io.slidinglimiter.web.ReactiveRateLimitContext;
  */
 public class SlidingWindowRateLimiter implements RateLimiter<Object> {
 
+    private static final Log logger = LogFactory.getLog(SlidingWindowRateLimiter.class);
+
     private final RateLimiters rateLimiters;
 
     private final Map<String, String> limitsByRoute;
+
+    /** The routes whose limit is not defined, each with the failure its requests get. */
+    private final Map<String, UndefinedLimitException> undefinedLimits = new ConcurrentHashMap<>();
 
     /**
      * Creates the rate limiter.
@@ -55,13 +63,26 @@ public class SlidingWindowRateLimiter implements RateLimiter<Object> {
             limit = this.rateLimiters.definition(limitName);
         }
         catch (IllegalArgumentException ex) {
-            return Mono.error(new IllegalStateException("Route '" + routeId + "' uses slidingWindowRateLimiter, but"
-                    + " no limit '" + limitName + "' is defined: define limiter.limits." + limitName
-                    + ", or name another limit in limiter.gateway.routes." + routeId, ex));
+            return Mono.error(undefined(routeId, limitName));
         }
         List<LimitRequest> requests = List.of(new LimitRequest(limit, id, 1));
         return Mono.deferContextual((context) -> ReactiveDecisions.decide(this.rateLimiters, requests)
                 .map((decisions) -> answer(limitName, limit, requests, decisions, ReactiveRateLimitContext.of(context))));
+    }
+
+    /**
+     * The failure of a request on a route without a limit (a route built in Java: the start checks
+     * those in properties). Logged once per route with what to define; each request fails with the
+     * same short exception, without a stack trace for the gateway's error log to repeat.
+     */
+    private UndefinedLimitException undefined(String routeId, String limitName) {
+        return this.undefinedLimits.computeIfAbsent(routeId, (route) -> {
+            UndefinedLimitException failure = new UndefinedLimitException("Route '" + route + "' uses "
+                    + "slidingWindowRateLimiter, but no limit '" + limitName + "' is defined: define limiter.limits."
+                    + limitName + ", or name another limit in limiter.gateway.routes." + route);
+            logger.error(failure.getMessage() + ". Every request on the route fails until then; logged once.");
+            return failure;
+        });
     }
 
     /**
@@ -107,6 +128,20 @@ public class SlidingWindowRateLimiter implements RateLimiter<Object> {
     @Override
     public Object newConfig() {
         return new Object();
+    }
+
+    /** A request on a route whose limit is not defined: the same exception each time, without a stack trace. */
+    private static final class UndefinedLimitException extends IllegalStateException {
+
+        UndefinedLimitException(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+
     }
 
 }

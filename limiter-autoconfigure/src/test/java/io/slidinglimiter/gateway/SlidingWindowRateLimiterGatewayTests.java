@@ -3,18 +3,24 @@ package io.slidinglimiter.gateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
+import org.springframework.cloud.gateway.route.RouteLocator;
+import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.web.server.SecurityWebFilterChain;
@@ -22,6 +28,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
+import io.slidinglimiter.autoconfigure.LimiterGatewayAutoConfiguration;
 import io.slidinglimiter.web.reactive.ReactiveHttp;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "spring.main.web-application-type=reactive", "limiter.limits.downstream.limit=3",
                 "limiter.limits.downstream.window=1m", "limiter.gateway.routes.renamed=downstream" })
+@ExtendWith(OutputCaptureExtension.class)
 class SlidingWindowRateLimiterGatewayTests {
 
     private static final DisposableServer downstream = HttpServer.create().host("127.0.0.1").port(0)
@@ -102,9 +110,33 @@ class SlidingWindowRateLimiterGatewayTests {
                 .expectHeader().valueEquals("RateLimit-Policy", "\"downstream\";q=3;w=60");
     }
 
+    /** A route built in Java, which the start cannot check, without a limit: a 500, logged once. */
+    @Test
+    void aJavaRouteWithoutALimitFailsItsRequestsAndIsLoggedOnce(CapturedOutput output) {
+        this.client.get().uri("/unlimited/a").exchange().expectStatus().is5xxServerError();
+        this.client.get().uri("/unlimited/a").exchange().expectStatus().is5xxServerError();
+        String message = "Route 'java-unlimited' uses slidingWindowRateLimiter, but no limit 'java-unlimited' is"
+                + " defined: define limiter.limits.java-unlimited";
+        assertThat(output.getAll().split("Every request on the route fails until then; logged once", -1))
+                .as("logged once").hasSize(2);
+        assertThat(output).contains(message);
+        assertThat(output.getAll()).as("no stack trace repeated per request")
+                .doesNotContain("at io.slidinglimiter.gateway.SlidingWindowRateLimiter");
+    }
+
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class GatewayApplication {
+
+        /** A route built in Java with no limit of its id. */
+        @Bean
+        RouteLocator javaRoutes(RouteLocatorBuilder routes, KeyResolver clientKeyResolver,
+                @Qualifier(LimiterGatewayAutoConfiguration.BEAN_NAME) SlidingWindowRateLimiter limiter) {
+            return routes.routes().route("java-unlimited", (route) -> route.path("/unlimited/**")
+                    .filters((filters) -> filters.requestRateLimiter((config) -> config.setKeyResolver(clientKeyResolver)
+                            .setRateLimiter(limiter)))
+                    .uri("http://127.0.0.1:" + downstream.port())).build();
+        }
 
         /** The route's key: the client's address. */
         @Bean
