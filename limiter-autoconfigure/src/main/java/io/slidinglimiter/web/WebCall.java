@@ -2,8 +2,11 @@ package io.slidinglimiter.web;
 
 import java.util.List;
 
+import org.springframework.expression.EvaluationContext;
+
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
  * The web request a limited call serves, in either stack: what expressions see of it
@@ -35,6 +38,17 @@ public interface WebCall {
      * @param failure what deciding the call threw
      */
     default void reject(RuntimeException failure) {
+    }
+
+    /**
+     * The variables of a key over a request, as a URL rule's key sees them: {@code #request},
+     * {@code #principal} and {@code #clientAddress}.
+     * @param parser the parser the key came from
+     * @param call the request, or null outside one (every variable is then null)
+     * @return the variables, for one evaluation
+     */
+    static EvaluationContext keyVariables(LimiterExpressionParser parser, WebCall call) {
+        return new RequestCallContext(parser, call);
     }
 
     /**

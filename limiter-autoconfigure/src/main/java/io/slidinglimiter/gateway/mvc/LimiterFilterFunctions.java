@@ -21,7 +21,6 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
-import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.HttpRateLimitContext;
@@ -148,7 +147,7 @@ public final class LimiterFilterFunctions {
                 return KeyExpression.SHARED_KEY;
             }
             LimitDefinition definition = collaborators.rateLimiters().definition(this.limit);
-            return key.keyFor(definition, new RequestVariables(collaborators.parser(), HttpRateLimitContext.current()));
+            return key.keyFor(definition, WebCall.keyVariables(collaborators.parser(), HttpRateLimitContext.current()));
         }
 
         private Collaborators collaborators(ServerRequest request) {
@@ -166,23 +165,6 @@ public final class LimiterFilterFunctions {
     }
 
     private record Collaborators(RateLimiters rateLimiters, LimiterExpressionParser parser, boolean allowEmptyKey) {
-    }
-
-    /** A key's variables: the request's, as a URL rule's. */
-    private static final class RequestVariables extends CallEvaluationContext {
-
-        private final WebCall web;
-
-        RequestVariables(LimiterExpressionParser parser, WebCall web) {
-            super(parser);
-            this.web = web;
-        }
-
-        @Override
-        public Object lookupVariable(String name) {
-            return WebCall.variable(this.web, name);
-        }
-
     }
 
 }
