@@ -61,6 +61,8 @@ public class LimiterProperties {
 
     private final Observations observations = new Observations();
 
+    private final Ai ai = new Ai();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -127,6 +129,10 @@ public class LimiterProperties {
 
     public Observations getObservations() {
         return this.observations;
+    }
+
+    public Ai getAi() {
+        return this.ai;
     }
 
     /** Where counters live. */
@@ -321,6 +327,50 @@ public class LimiterProperties {
 
         public void setLimit(Long limit) {
             this.limit = limit;
+        }
+
+    }
+
+    /** Spring AI. */
+    public static class Ai {
+
+        private final TokenBudget tokenBudget = new TokenBudget();
+
+        public TokenBudget getTokenBudget() {
+            return this.tokenBudget;
+        }
+
+    }
+
+    /** A token budget for ChatClient calls: the TokenBudgetAdvisor bean. */
+    public static class TokenBudget {
+
+        /**
+         * The limit under limiter.limits that is the budget, in tokens per window. Set, it makes the
+         * TokenBudgetAdvisor bean, for ChatClient builders' defaultAdvisors.
+         */
+        private String limit;
+
+        /**
+         * Tokens reserved before each call: at least that many must be left in the key's budget; the
+         * call is then settled to the total tokens of its response.
+         */
+        private long reserve = 1000;
+
+        public String getLimit() {
+            return this.limit;
+        }
+
+        public void setLimit(String limit) {
+            this.limit = limit;
+        }
+
+        public long getReserve() {
+            return this.reserve;
+        }
+
+        public void setReserve(long reserve) {
+            this.reserve = reserve;
         }
 
     }
