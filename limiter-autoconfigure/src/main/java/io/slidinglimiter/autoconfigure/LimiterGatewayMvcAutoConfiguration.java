@@ -23,7 +23,10 @@ import org.springframework.context.annotation.Bean;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
+import io.slidinglimiter.expression.InvalidExpressionException;
+import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.gateway.mvc.LimiterFilterFunctions;
+import io.slidinglimiter.web.HttpRule;
 
 /**
  * Spring Cloud Gateway Server MVC: the {@code RateLimit} filter
@@ -51,7 +54,7 @@ public class LimiterGatewayMvcAutoConfiguration {
 
     @Bean
     static SmartInitializingSingleton limiterGatewayMvcRouteCheck(ObjectProvider<GatewayMvcProperties> gateway,
-            ObjectProvider<RateLimiters> rateLimiters) {
+            ObjectProvider<RateLimiters> rateLimiters, ObjectProvider<LimiterExpressionParser> parser) {
         return () -> {
             GatewayMvcProperties properties = gateway.getIfAvailable();
             if (properties == null) {
@@ -61,7 +64,7 @@ public class LimiterGatewayMvcAutoConfiguration {
             List<RouteProperties> routes = new ArrayList<>(properties.getRoutes());
             routes.addAll(properties.getRoutesMap().values());
             for (RouteProperties route : routes) {
-                check(route, rateLimiters.getObject(), problems);
+                check(route, rateLimiters.getObject(), parser.getObject(), problems);
             }
             if (!problems.isEmpty()) {
                 throw new InvalidLimiterConfigurationException(problems);
@@ -69,7 +72,8 @@ public class LimiterGatewayMvcAutoConfiguration {
         };
     }
 
-    private static void check(RouteProperties route, RateLimiters rateLimiters, List<Problem> problems) {
+    private static void check(RouteProperties route, RateLimiters rateLimiters, LimiterExpressionParser parser,
+            List<Problem> problems) {
         String subject = GatewayMvcProperties.PREFIX + ".routes (id '" + route.getId() + "')";
         boolean limited = false;
         for (FilterProperties filter : route.getFilters()) {
@@ -84,6 +88,17 @@ public class LimiterGatewayMvcAutoConfiguration {
                         + ", so no request on the route could be decided",
                         "Define limiter.limits." + ((limit != null) ? limit : route.getId())
                                 + " (limit and window), and give the filter its name: args: {limit: ..., key: ...}."));
+            }
+            String key = argument(filter.getArgs(), "key");
+            if (key != null) {
+                try {
+                    parser.parse(key, HttpRule.KEY_VARIABLES);
+                }
+                catch (InvalidExpressionException ex) {
+                    problems.add(new Problem(subject, "has a RateLimit filter whose key " + ex.getMessage(),
+                            "Fix the key expression: it sees #request (the HttpServletRequest), #clientAddress and"
+                                    + " #principal."));
+                }
             }
         }
         if (!limited && route.getId() != null && isDefined(rateLimiters, route.getId())) {

@@ -1,7 +1,6 @@
 package io.slidinglimiter.gateway.mvc;
 
 import java.util.List;
-import java.util.Set;
 import java.util.function.Function;
 
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
@@ -24,6 +23,7 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.HttpRateLimitContext;
+import io.slidinglimiter.web.HttpRule;
 import io.slidinglimiter.web.WebCall;
 
 /**
@@ -42,8 +42,6 @@ import io.slidinglimiter.web.WebCall;
  * over {@code #request}, {@code #clientAddress} and {@code #principal}.
  */
 public final class LimiterFilterFunctions {
-
-    private static final Set<String> KEY_VARIABLES = Set.of("request", "principal", "clientAddress");
 
     private LimiterFilterFunctions() {
     }
@@ -138,7 +136,7 @@ public final class LimiterFilterFunctions {
             KeyExpression key = this.key;
             if (key == null) {
                 Expression expression = (source != null)
-                        ? collaborators.parser().parse(source, KEY_VARIABLES) : null;
+                        ? collaborators.parser().parse(source, HttpRule.KEY_VARIABLES) : null;
                 key = new KeyExpression(expression, "the RateLimit filter of limit '" + this.limit + "'",
                         collaborators.allowEmptyKey());
                 this.key = key;

@@ -113,6 +113,21 @@ class GatewayMvcRateLimitTests {
     }
 
     @Test
+    void aRateLimitFilterWithAKeyThatIsNotValidSpelFailsTheStart() {
+        Throwable failure = catchThrowable(() -> new SpringApplicationBuilder(GatewayApplication.class)
+                .properties("server.port=0", "limiter.limits.orders.limit=5", "limiter.limits.orders.window=1m",
+                        "spring.cloud.gateway.server.webmvc.routes[0].id=broken",
+                        "spring.cloud.gateway.server.webmvc.routes[0].uri=http://127.0.0.1:1",
+                        "spring.cloud.gateway.server.webmvc.routes[0].predicates[0]=Path=/broken/**",
+                        "spring.cloud.gateway.server.webmvc.routes[0].filters[0].name=RateLimit",
+                        "spring.cloud.gateway.server.webmvc.routes[0].filters[0].args.limit=orders",
+                        "spring.cloud.gateway.server.webmvc.routes[0].filters[0].args.key=#request.(")
+                .run().close());
+        assertThat(failure).hasMessageContaining("spring.cloud.gateway.server.webmvc.routes (id 'broken')")
+                .hasMessageContaining("has a RateLimit filter whose key '#request.(' is not valid SpEL");
+    }
+
+    @Test
     void aRouteNamedLikeALimitWithoutTheFilterIsLoggedWithBothWaysToApplyIt(CapturedOutput output) {
         new SpringApplicationBuilder(GatewayApplication.class)
                 .properties("server.port=0", "limiter.limits.unfiltered.limit=5", "limiter.limits.unfiltered.window=1m",
