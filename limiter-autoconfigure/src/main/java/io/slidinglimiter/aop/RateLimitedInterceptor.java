@@ -113,7 +113,8 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             Object[] args = invocation.getArguments();
             // A Spring MVC controller returning a Mono: the servlet request it was called in.
             WebCall caller = this.servletCalls ? HttpRateLimitContext.current() : null;
-            return ReactiveCalls.deferred(invocation, operation.subscribed(), (web, charges) -> requestsOf(operation, method, args, web, charges),
+            return ReactiveCalls.deferred(invocation, operation.subscribed(),
+                    (web, charges) -> requestsOf(operation, method, args, web, charges),
                     RateLimitedInterceptor::settle, this.rateLimiters.get(),
                     operation.charged() ? new ReactiveCalls.Charging(this.charges.get(),
                             (web, result, exception) -> ended(operation, method, args, web, result, exception)) : null,

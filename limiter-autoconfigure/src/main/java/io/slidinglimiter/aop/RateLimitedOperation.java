@@ -17,8 +17,8 @@ import java.util.List;
  * stage-returning method not run by {@code @Async} (whose executor turns a throw into the failed
  * stage itself)
  */
-record RateLimitedOperation(List<LimitOperation> limits,
-        ParameterIndex parameterIndex, ReactiveCalls.Subscribed subscribed, boolean charged, boolean stage, boolean denialFailsStage) {
+record RateLimitedOperation(List<LimitOperation> limits, ParameterIndex parameterIndex,
+        ReactiveCalls.Subscribed subscribed, boolean charged, boolean stage, boolean denialFailsStage) {
 
     public RateLimitedOperation {
         limits = List.copyOf(limits);

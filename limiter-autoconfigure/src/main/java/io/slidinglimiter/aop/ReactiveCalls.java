@@ -16,8 +16,8 @@ import kotlinx.coroutines.reactive.ReactiveFlowKt;
 import kotlinx.coroutines.reactor.ReactorFlowKt;
 
 import org.springframework.aop.ProxyMethodInvocation;
-import org.springframework.core.MethodParameter;
 import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodParameter;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
@@ -34,10 +34,10 @@ import io.slidinglimiter.web.WebCall;
  * Limits on methods that return a {@code Mono} or a {@code Flux}, Kotlin {@code suspend} functions
  * and functions returning a {@code Flow}: decided when the result is subscribed to (the coroutine
  * runs, the {@code Flow} is collected), once per subscription, so that a result built and never
- * subscribed to consumes nothing; the method itself runs only once admitted. In a WebFlux request the call sees the
- * request's variables from the Reactor context, and a denial marks the request rejected, so that
- * the filter answers 429 whatever the application's exception handlers do. Loaded only when Reactor
- * is on the class path.
+ * subscribed to consumes nothing; the method itself runs only once admitted. In a WebFlux request
+ * the call sees the request's variables from the Reactor context, and a denial marks the request
+ * rejected, so that the filter answers 429 whatever the application's exception handlers do.
+ * Loaded only when Reactor is on the class path.
  */
 final class ReactiveCalls {
 
@@ -49,7 +49,10 @@ final class ReactiveCalls {
 
     private static final String COROUTINES_REACTOR = "kotlinx.coroutines.reactor.MonoKt";
 
-    /** What Spring AOP needs to run advice around a Kotlin {@code suspend} function, and this class to adapt a {@code Flow}. */
+    /**
+     * What Spring AOP needs to run advice around a Kotlin {@code suspend} function, and this class
+     * to adapt a {@code Flow}.
+     */
     private static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent(COROUTINES_REACTOR,
             ReactiveCalls.class.getClassLoader());
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
+import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
@@ -24,6 +25,23 @@ import io.slidinglimiter.redis.RedisBackend;
 final class ConfiguredLimits {
 
     private ConfiguredLimits() {
+    }
+
+    /**
+     * Whether a limit of that name is defined, for the integrations that name one (gateway routes,
+     * token budgets) to fail the start when it is not.
+     * @param rateLimiters the application's limits
+     * @param name a limit's name
+     * @return whether it is defined
+     */
+    static boolean isDefined(RateLimiters rateLimiters, String name) {
+        try {
+            rateLimiters.definition(name);
+            return true;
+        }
+        catch (IllegalArgumentException ex) {
+            return false;
+        }
     }
 
     static LimitRegistry registry(LimiterProperties properties, boolean redisPresent) {

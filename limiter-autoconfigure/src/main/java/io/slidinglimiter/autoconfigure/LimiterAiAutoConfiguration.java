@@ -29,10 +29,7 @@ public class LimiterAiAutoConfiguration {
     @ConditionalOnMissingBean
     TokenBudgetAdvisor tokenBudgetAdvisor(RateLimiters rateLimiters, LimiterProperties properties) {
         LimiterProperties.TokenBudget budget = properties.getAi().getTokenBudget();
-        try {
-            rateLimiters.definition(budget.getLimit());
-        }
-        catch (IllegalArgumentException ex) {
+        if (!ConfiguredLimits.isDefined(rateLimiters, budget.getLimit())) {
             throw new InvalidLimiterConfigurationException("limiter.ai.token-budget.limit", "names '"
                     + budget.getLimit() + "', which is not under limiter.limits", "Define limiter.limits."
                             + budget.getLimit() + " (limit: tokens per window, and window), or name a defined limit.");

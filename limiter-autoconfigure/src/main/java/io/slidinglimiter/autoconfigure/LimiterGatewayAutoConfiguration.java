@@ -94,10 +94,7 @@ public class LimiterGatewayAutoConfiguration {
                     continue;
                 }
                 String limit = limitsByRoute.getOrDefault(route.getId(), route.getId());
-                try {
-                    rateLimiters.getObject().definition(limit);
-                }
-                catch (IllegalArgumentException ex) {
+                if (!ConfiguredLimits.isDefined(rateLimiters.getObject(), limit)) {
                     problems.add(new Problem(GatewayProperties.PREFIX + ".routes[" + i + "] (id '" + route.getId()
                             + "')", "is limited by " + BEAN_NAME + " through RequestRateLimiter, but no limit '"
                                     + limit + "' is defined, so every request on the route would fail",
@@ -140,10 +137,7 @@ public class LimiterGatewayAutoConfiguration {
         Map<String, String> routes = properties.getGateway().getRoutes();
         List<Problem> problems = new ArrayList<>();
         routes.forEach((route, limit) -> {
-            try {
-                rateLimiters.definition(limit);
-            }
-            catch (IllegalArgumentException ex) {
+            if (!ConfiguredLimits.isDefined(rateLimiters, limit)) {
                 problems.add(new Problem("limiter.gateway.routes." + route, "names '" + limit
                         + "', which is not under limiter.limits", "Define limiter.limits." + limit
                                 + ", or name one of the limits that are defined."));

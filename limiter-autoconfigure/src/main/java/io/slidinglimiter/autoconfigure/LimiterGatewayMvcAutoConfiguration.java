@@ -82,7 +82,7 @@ public class LimiterGatewayMvcAutoConfiguration {
             }
             limited = true;
             String limit = argument(filter.getArgs(), "limit");
-            if (limit == null || !isDefined(rateLimiters, limit)) {
+            if (limit == null || !ConfiguredLimits.isDefined(rateLimiters, limit)) {
                 problems.add(new Problem(subject, "has a RateLimit filter " + ((limit == null) ? "without a limit"
                         : "naming '" + limit + "', which is not under limiter.limits")
                         + ", so no request on the route could be decided",
@@ -101,7 +101,7 @@ public class LimiterGatewayMvcAutoConfiguration {
                 }
             }
         }
-        if (!limited && route.getId() != null && isDefined(rateLimiters, route.getId())) {
+        if (!limited && route.getId() != null && ConfiguredLimits.isDefined(rateLimiters, route.getId())) {
             logger.warn("Route '" + route.getId() + "' of the gateway has the name of limit '" + route.getId()
                     + "' but no RateLimit filter, so the limit does not apply to it. Add the filter to the route"
                     + " (filters: [{name: RateLimit, args: {limit: " + route.getId() + ", key: \"#clientAddress\"}}]),"
@@ -112,16 +112,6 @@ public class LimiterGatewayMvcAutoConfiguration {
     private static String argument(Map<String, String> args, String name) {
         String value = args.get(name);
         return (value == null || value.isBlank()) ? null : value;
-    }
-
-    private static boolean isDefined(RateLimiters rateLimiters, String limit) {
-        try {
-            rateLimiters.definition(limit);
-            return true;
-        }
-        catch (IllegalArgumentException ex) {
-            return false;
-        }
     }
 
 }
