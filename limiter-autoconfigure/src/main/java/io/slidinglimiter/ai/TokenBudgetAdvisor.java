@@ -22,6 +22,7 @@ import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.web.ReactiveDecisions;
 
@@ -58,7 +59,8 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
     private final RateLimiters rateLimiters;
 
-    private final String limit;
+    /** The budget's limit, resolved once. */
+    private final LimitRegistry.Handle limit;
 
     private final long reserve;
 
@@ -66,7 +68,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
     private TokenBudgetAdvisor(Builder builder) {
         this.rateLimiters = builder.rateLimiters;
-        this.limit = builder.limit;
+        this.limit = builder.rateLimiters.handle(builder.limit);
         this.reserve = builder.reserve;
         this.order = builder.order;
     }
@@ -127,7 +129,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
     /** The reservation a call asks: of its key's budget, under its plan. */
     private List<LimitRequest> asked(ChatClientRequest request) {
         Object plan = request.context().get(PLAN);
-        LimitDefinition definition = this.rateLimiters.definition(this.limit, (plan != null) ? plan.toString() : null);
+        LimitDefinition definition = this.limit.definition((plan != null) ? plan.toString() : null);
         Object key = request.context().get(KEY);
         if (key == null || key.toString().isBlank()) {
             throw RateLimitExceededException.forMissingKey(definition, "the advisor parameter " + KEY);

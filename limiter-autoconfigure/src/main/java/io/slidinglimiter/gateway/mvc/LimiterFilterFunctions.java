@@ -18,7 +18,7 @@ import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
-import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.LimiterExpressionParser;
@@ -106,19 +106,19 @@ public final class LimiterFilterFunctions {
         ServerResponse filter(ServerRequest request, HandlerFunction<ServerResponse> next, String key,
                 String emptyKeySource) throws Exception {
             Collaborators collaborators = collaborators(request);
-            RateLimiters rateLimiters = collaborators.rateLimiters();
+            LimitRegistry.Handle limit = collaborators.limit();
             if (key == null) {
                 if (emptyKeySource == null || collaborators.allowEmptyKey()) {
                     return next.handle(request);
                 }
-                throw RateLimitExceededException.forMissingKey(rateLimiters.definition(this.limit), emptyKeySource);
+                throw RateLimitExceededException.forMissingKey(limit.definition(), emptyKeySource);
             }
-            Decision decision = rateLimiters.tryAcquire(this.limit, key);
+            Decision decision = collaborators.rateLimiters().tryAcquire(limit, key, 1);
             // A limit in shadow mode never denies the request; its decision is counted, and shown nowhere.
-            if (rateLimiters.isShadow(this.limit)) {
+            if (limit.isShadow()) {
                 return next.handle(request);
             }
-            List<LimitRequest> requests = List.of(new LimitRequest(rateLimiters.definition(this.limit), key, 1));
+            List<LimitRequest> requests = List.of(new LimitRequest(limit.definition(), key, 1));
             Decisions decisions = new Decisions(decision.allowed(), List.of(decision));
             HttpRateLimitContext web = HttpRateLimitContext.current();
             if (web != null) {
@@ -144,15 +144,16 @@ public final class LimiterFilterFunctions {
             if (!key.needsContext()) {
                 return KeyExpression.SHARED_KEY;
             }
-            LimitDefinition definition = collaborators.rateLimiters().definition(this.limit);
-            return key.keyFor(definition, WebCall.keyVariables(collaborators.parser(), HttpRateLimitContext.current()));
+            return key.keyFor(collaborators.limit().definition(),
+                    WebCall.keyVariables(collaborators.parser(), HttpRateLimitContext.current()));
         }
 
         private Collaborators collaborators(ServerRequest request) {
             Collaborators collaborators = this.collaborators;
             if (collaborators == null) {
                 ApplicationContext context = MvcUtils.getApplicationContext(request);
-                collaborators = new Collaborators(context.getBean(RateLimiters.class),
+                RateLimiters rateLimiters = context.getBean(RateLimiters.class);
+                collaborators = new Collaborators(rateLimiters, rateLimiters.handle(this.limit),
                         context.getBean(LimiterExpressionParser.class),
                         "allow".equalsIgnoreCase(context.getEnvironment().getProperty("limiter.empty-key", "reject")));
                 this.collaborators = collaborators;
@@ -162,7 +163,9 @@ public final class LimiterFilterFunctions {
 
     }
 
-    private record Collaborators(RateLimiters rateLimiters, LimiterExpressionParser parser, boolean allowEmptyKey) {
+    /** What a route's requests are decided with, resolved once: the limit by its handle, not its name. */
+    private record Collaborators(RateLimiters rateLimiters, LimitRegistry.Handle limit, LimiterExpressionParser parser,
+            boolean allowEmptyKey) {
     }
 
 }
