@@ -26,6 +26,7 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.grpc.GrpcRateLimitContext;
 import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.HttpRateLimitContext;
 import io.slidinglimiter.web.ReactiveRateLimitContext;
@@ -47,6 +48,10 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     private static final boolean REACTIVE_WEB_PRESENT = ClassUtils.isPresent(
             "org.springframework.web.server.ServerWebExchange", RateLimitedInterceptor.class.getClassLoader())
             && ClassUtils.isPresent("reactor.core.publisher.Mono", RateLimitedInterceptor.class.getClassLoader());
+
+    /** Whether calls may serve gRPC calls, whose context the gRPC interceptor makes current. */
+    private static final boolean GRPC_PRESENT = ClassUtils.isPresent("io.grpc.Context",
+            RateLimitedInterceptor.class.getClassLoader());
 
     private final Supplier<RateLimitedOperationSource> operations;
 
@@ -111,8 +116,11 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         if (operation.reactive()) {
             Method method = invocation.getMethod();
             Object[] args = invocation.getArguments();
-            // A Spring MVC controller returning a Mono: the servlet request it was called in.
+            // A Spring MVC controller returning a Mono: the servlet request it was called in (or the gRPC call).
             WebCall caller = this.servletCalls ? HttpRateLimitContext.current() : null;
+            if (caller == null && GRPC_PRESENT) {
+                caller = GrpcRateLimitContext.current();
+            }
             return ReactiveCalls.deferred(invocation, operation.subscribed(),
                     (web, charges) -> requestsOf(operation, method, args, web, charges),
                     RateLimitedInterceptor::settle, this.rateLimiters.get(),
@@ -149,13 +157,16 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     }
 
     /**
-     * The request the current thread serves: a servlet request, or a WebFlux request where Reactor
-     * propagates its context to thread locals; null otherwise.
+     * The request the current thread serves: a servlet request, a WebFlux request where Reactor
+     * propagates its context to thread locals, or a gRPC call; null otherwise.
      */
     private WebCall currentWebCall() {
         WebCall web = this.servletCalls ? HttpRateLimitContext.current() : null;
         if (web == null && this.reactiveCalls) {
             web = ReactiveRateLimitContext.current();
+        }
+        if (web == null && GRPC_PRESENT) {
+            web = GrpcRateLimitContext.current();
         }
         return web;
     }

@@ -52,6 +52,9 @@ public final class RateLimitedOperationSource {
     private static final Set<String> CALL_VARIABLES = Set.of("request", "principal", "clientAddress", "method",
             "args");
 
+    /** What a gRPC service implements: generated base classes and hand-written services alike. */
+    private static final String GRPC_SERVICE = "io.grpc.BindableService";
+
     private final LimitRegistry registry;
 
     private final Set<String> configuredLimits;
@@ -174,6 +177,9 @@ public final class RateLimitedOperationSource {
         String description = "@RateLimited on " + describe(specific, userClass);
         Map<String, Integer> parameterIndex = parameterIndex(specific);
         Set<String> variables = new HashSet<>(CALL_VARIABLES);
+        if (isGrpcService(userClass)) {
+            variables.add("metadata");
+        }
         variables.addAll(parameterIndex.keySet());
         List<LimitOperation> limits = new ArrayList<>();
         Set<String> names = new HashSet<>();
@@ -337,7 +343,8 @@ public final class RateLimitedOperationSource {
         catch (InvalidExpressionException ex) {
             throw problem(description, attribute + " expression " + ex.getMessage(),
                     "Refer to the method's parameters by name (compile with -parameters) or as #p0, #a0;"
-                            + " or to #request, #principal, #method, #args and existing @beans.");
+                            + " or to #request, #principal, #method, #args and existing @beans (and, in a gRPC"
+                            + " service, #metadata and #clientAddress).");
         }
     }
 
@@ -413,6 +420,15 @@ public final class RateLimitedOperationSource {
             }
         }
         return index;
+    }
+
+    /** Whether the class serves gRPC: its methods' keys see the call's {@code #metadata}. */
+    private static boolean isGrpcService(Class<?> userClass) {
+        ClassLoader loader = userClass.getClassLoader();
+        if (!ClassUtils.isPresent(GRPC_SERVICE, loader)) {
+            return false;
+        }
+        return ClassUtils.isAssignable(ClassUtils.resolveClassName(GRPC_SERVICE, loader), userClass);
     }
 
     /** A method as start-up errors name it: {@code com.example.Orders.place(String, int)}. */

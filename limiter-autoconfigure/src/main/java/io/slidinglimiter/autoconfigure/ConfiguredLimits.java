@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 
 import io.slidinglimiter.RateLimiters;
@@ -16,6 +17,9 @@ import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.InvalidLimitException;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.expression.InvalidExpressionException;
+import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.expression.PlanExpression;
 import io.slidinglimiter.redis.RedisBackend;
 
 /**
@@ -294,6 +298,27 @@ final class ConfiguredLimits {
         if (duration == null || duration.isNegative() || duration.isZero()) {
             problems.add(new Problem(property, "must be positive but was " + duration,
                     "Set " + property + " to " + meaning + "."));
+        }
+    }
+
+    /**
+     * A rule's limit's plan, over the variables the rule's key may use; null when it has none.
+     * @param variables those variables
+     * @param named how the failure names them, for example {@code "#metadata and #clientAddress"}
+     */
+    static PlanExpression plan(LimiterProperties.Limit limit, String name, String rule, LimiterExpressionParser parser,
+            Set<String> variables, String named, List<Problem> problems) {
+        if (limit == null || limit.getPlan() == null || limit.getPlan().isBlank()) {
+            return null;
+        }
+        String property = LimitPropertyNames.of(name) + ".plan";
+        try {
+            return new PlanExpression(parser.parse(limit.getPlan(), variables), property);
+        }
+        catch (InvalidExpressionException ex) {
+            problems.add(new Problem(property, "plan expression " + ex.getMessage() + " (the limit is applied by "
+                    + rule + ")", "Write the plan over " + named + ", which every use of the limit there has."));
+            return null;
         }
     }
 

@@ -13,7 +13,6 @@ import org.springframework.web.util.pattern.PatternParseException;
 
 import io.slidinglimiter.autoconfigure.LimiterProperties.EmptyKey;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
-import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.expression.InvalidExpressionException;
 import io.slidinglimiter.expression.KeyExpression;
@@ -94,8 +93,8 @@ final class HttpRules {
                                     + " for example \"#status == 404 ? 1 : 0\"."));
                 }
             }
-            PlanExpression plan = plan(properties.getLimits().get(rule.getLimit()), rule.getLimit(), prefix, parser,
-                    problems);
+            PlanExpression plan = ConfiguredLimits.plan(properties.getLimits().get(rule.getLimit()), rule.getLimit(), prefix, parser,
+                    HttpRule.KEY_VARIABLES, "#request, #principal and #clientAddress", problems);
             if (problems.size() == before) {
                 rules.add(new HttpRule(rule.getLimit(), path, methods, key, charge, plan));
             }
@@ -104,24 +103,6 @@ final class HttpRules {
             throw new InvalidLimiterConfigurationException(problems);
         }
         return rules;
-    }
-
-    /** The rule's limit's plan, over the variables a rule's key may use; null when it has none. */
-    private static PlanExpression plan(LimiterProperties.Limit limit, String name, String rule,
-            LimiterExpressionParser parser, List<Problem> problems) {
-        if (limit == null || limit.getPlan() == null || limit.getPlan().isBlank()) {
-            return null;
-        }
-        String property = LimitPropertyNames.of(name) + ".plan";
-        try {
-            return new PlanExpression(parser.parse(limit.getPlan(), HttpRule.KEY_VARIABLES), property);
-        }
-        catch (InvalidExpressionException ex) {
-            problems.add(new Problem(property, "plan expression " + ex.getMessage() + " (the limit is applied by "
-                    + rule + ")", "Write the plan over #request, #principal and #clientAddress, which every"
-                            + " use of the limit has, for example \"@plans.of(#principal)\"."));
-            return null;
-        }
     }
 
 }

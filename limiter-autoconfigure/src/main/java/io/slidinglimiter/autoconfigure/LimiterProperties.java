@@ -63,6 +63,8 @@ public class LimiterProperties {
 
     private final Ai ai = new Ai();
 
+    private final Grpc grpc = new Grpc();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -133,6 +135,10 @@ public class LimiterProperties {
 
     public Ai getAi() {
         return this.ai;
+    }
+
+    public Grpc getGrpc() {
+        return this.grpc;
     }
 
     /** Where counters live. */
@@ -332,6 +338,70 @@ public class LimiterProperties {
     }
 
     /** Spring AI. */
+    /** gRPC services served by Spring gRPC. */
+    public static class Grpc {
+
+        /**
+         * Limits applied to gRPC calls by full method name, with no annotation needed.
+         */
+        private List<GrpcRule> rules = new ArrayList<>();
+
+        public List<GrpcRule> getRules() {
+            return this.rules;
+        }
+
+        public void setRules(List<GrpcRule> rules) {
+            this.rules = rules;
+        }
+
+    }
+
+    /** A limit applied to the calls of a gRPC method, or of every method of a service. */
+    public static class GrpcRule {
+
+        /**
+         * Name of the limit to apply, under limiter.limits.
+         */
+        private String limit;
+
+        /**
+         * Full name of the gRPC method, for example greet.Greeter/SayHello, or greet.Greeter/* for
+         * every method of the service.
+         */
+        private String method;
+
+        /**
+         * SpEL for the counter key over #metadata (the call's io.grpc.Metadata; #metadata['x-api-key']
+         * reads an entry) and #clientAddress. Empty: one counter for all matching calls.
+         */
+        private String key;
+
+        public String getLimit() {
+            return this.limit;
+        }
+
+        public void setLimit(String limit) {
+            this.limit = limit;
+        }
+
+        public String getMethod() {
+            return this.method;
+        }
+
+        public void setMethod(String method) {
+            this.method = method;
+        }
+
+        public String getKey() {
+            return this.key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+    }
+
     public static class Ai {
 
         private final TokenBudget tokenBudget = new TokenBudget();

@@ -18,6 +18,7 @@ import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.util.ClassUtils;
 
 /**
  * Parses the SpEL of keys, costs and conditions once, when the application starts, and checks that
@@ -43,6 +44,10 @@ public final class LimiterExpressionParser {
         this.shared = new StandardEvaluationContext();
         if (beanFactory != null) {
             this.shared.setBeanResolver(new BeanFactoryResolver(beanFactory));
+        }
+        if (ClassUtils.isPresent("io.grpc.Metadata", classLoader)) {
+            // #metadata['x-api-key'] in the keys of gRPC calls.
+            this.shared.addIndexAccessor(new GrpcMetadataIndexAccessor());
         }
         // Initialize the lazily built parts now, so concurrent calls only ever read them.
         this.shared.getPropertyAccessors();

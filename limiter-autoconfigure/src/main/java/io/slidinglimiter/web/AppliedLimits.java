@@ -12,16 +12,16 @@ import io.slidinglimiter.core.LimitRequest;
 /**
  * The limits that applied to one request so far, each with its latest decision, for the RateLimit
  * headers; limits in shadow mode are left out. A reactive request may record from several threads,
- * one after the other.
+ * one after the other; a gRPC call may too.
  */
-final class AppliedLimits {
+public final class AppliedLimits {
 
     private final Predicate<String> shadow;
 
     /**
      * @param shadow whether a limit, by name, is in shadow mode
      */
-    AppliedLimits(Predicate<String> shadow) {
+    public AppliedLimits(Predicate<String> shadow) {
         this.shadow = shadow;
     }
 
@@ -29,7 +29,12 @@ final class AppliedLimits {
 
     private final List<Decision> decisions = new ArrayList<>(2);
 
-    synchronized void record(List<LimitRequest> requests, Decisions decided) {
+    /**
+     * Records decisions, each replacing an earlier one of its limit.
+     * @param requests the limits asked
+     * @param decided their decisions
+     */
+    public synchronized void record(List<LimitRequest> requests, Decisions decided) {
         for (int i = 0; i < requests.size(); i++) {
             LimitDefinition limit = requests.get(i).limit();
             if (this.shadow.test(limit.name())) {
@@ -48,7 +53,7 @@ final class AppliedLimits {
     }
 
     /** @return {@code RateLimit-Policy} then {@code RateLimit}, or null when no limit applied */
-    synchronized String[] headerValues() {
+    public synchronized String[] headerValues() {
         return this.limits.isEmpty() ? null : RateLimitHeaders.values(this.limits, this.decisions);
     }
 

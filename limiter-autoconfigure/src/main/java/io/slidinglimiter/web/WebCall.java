@@ -41,6 +41,16 @@ public interface WebCall {
     }
 
     /**
+     * A variable this kind of call adds to {@code #request}, {@code #principal} and
+     * {@code #clientAddress}: a gRPC call's {@code #metadata}.
+     * @param name the variable's name
+     * @return its value, or null when the call has no such variable
+     */
+    default Object otherVariable(String name) {
+        return null;
+    }
+
+    /**
      * The variables of a key over a request, as a URL rule's key sees them: {@code #request},
      * {@code #principal} and {@code #clientAddress}.
      * @param parser the parser the key came from
@@ -65,7 +75,7 @@ public interface WebCall {
             case "request" -> call.request();
             case "principal" -> call.principal();
             case "clientAddress" -> call.clientAddress();
-            default -> null;
+            default -> call.otherVariable(name);
         };
     }
 
