@@ -1,9 +1,12 @@
 package io.slidinglimiter.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import com.google.rpc.RetryInfo;
@@ -11,6 +14,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.protobuf.ProtoUtils;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,12 +22,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.Order;
 import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.grpc.server.service.GrpcServiceDiscoverer;
 import org.springframework.grpc.server.service.GrpcServiceSpec;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.annotation.RateLimits;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.expression.InvalidExpressionException;
@@ -52,8 +61,31 @@ public class LimiterGrpcAutoConfiguration {
     @GlobalServerInterceptor
     @Order(GrpcRateLimitInterceptor.ORDER)
     GrpcRateLimitInterceptor limiterGrpcInterceptor(LimiterProperties properties, RateLimiters rateLimiters,
-            LimiterExpressionParser parser) {
-        return new GrpcRateLimitInterceptor(rules(properties, rateLimiters, parser), rateLimiters, parser);
+            LimiterExpressionParser parser, ObjectProvider<GrpcServiceDiscoverer> services) {
+        // Read at the first call, once every service is known; a service it does not know may be limited.
+        Supplier<Set<String>> unannotated = SingletonSupplier.of(() -> unannotatedServices(services.getIfAvailable()));
+        return new GrpcRateLimitInterceptor(rules(properties, rateLimiters, parser), rateLimiters, parser,
+                (service) -> !unannotated.get().contains(service), properties.getGrpc().isHeaders());
+    }
+
+    /** The services, by name, whose implementations carry no {@code @RateLimited} at all. */
+    private static Set<String> unannotatedServices(GrpcServiceDiscoverer discoverer) {
+        Set<String> unannotated = new HashSet<>();
+        if (discoverer == null) {
+            return unannotated;
+        }
+        for (GrpcServiceSpec spec : discoverer.findServices()) {
+            Class<?> type = AopUtils.getTargetClass(spec.service());
+            boolean annotated = AnnotatedElementUtils.hasAnnotation(type, RateLimited.class)
+                    || AnnotatedElementUtils.hasAnnotation(type, RateLimits.class)
+                    || Arrays.stream(ReflectionUtils.getAllDeclaredMethods(type))
+                        .anyMatch((method) -> AnnotatedElementUtils.hasAnnotation(method, RateLimited.class)
+                                || AnnotatedElementUtils.hasAnnotation(method, RateLimits.class));
+            if (!annotated) {
+                unannotated.add(spec.service().bindService().getServiceDescriptor().getName());
+            }
+        }
+        return unannotated;
     }
 
     @Bean

@@ -342,9 +342,23 @@ public class LimiterProperties {
     public static class Grpc {
 
         /**
+         * Whether admitted calls carry the ratelimit and ratelimit-policy headers too (denials always
+         * carry them, as trailers).
+         */
+        private boolean headers = true;
+
+        /**
          * Limits applied to gRPC calls by full method name, with no annotation needed.
          */
         private List<GrpcRule> rules = new ArrayList<>();
+
+        public boolean isHeaders() {
+            return this.headers;
+        }
+
+        public void setHeaders(boolean headers) {
+            this.headers = headers;
+        }
 
         public List<GrpcRule> getRules() {
             return this.rules;

@@ -32,12 +32,15 @@ public final class GrpcRateLimitContext implements WebCall {
 
     private final Metadata headers;
 
-    private final AppliedLimits applied;
+    private final Predicate<String> shadow;
+
+    /** Made at the first decision: a call of a method that no limit applies to records none. */
+    private volatile AppliedLimits applied;
 
     GrpcRateLimitContext(ServerCall<?, ?> call, Metadata headers, Predicate<String> shadow) {
         this.call = call;
         this.headers = headers;
-        this.applied = new AppliedLimits(shadow);
+        this.shadow = shadow;
     }
 
     /**
@@ -91,12 +94,23 @@ public final class GrpcRateLimitContext implements WebCall {
 
     @Override
     public void record(List<LimitRequest> requests, Decisions decisions) {
-        this.applied.record(requests, decisions);
+        AppliedLimits applied = this.applied;
+        if (applied == null) {
+            synchronized (this) {
+                applied = this.applied;
+                if (applied == null) {
+                    applied = new AppliedLimits(this.shadow);
+                    this.applied = applied;
+                }
+            }
+        }
+        applied.record(requests, decisions);
     }
 
     /** @return {@code ratelimit-policy} then {@code ratelimit}, or null when no limit applied */
     String[] headerValues() {
-        return this.applied.headerValues();
+        AppliedLimits applied = this.applied;
+        return (applied != null) ? applied.headerValues() : null;
     }
 
 }

@@ -2,6 +2,9 @@ package io.slidinglimiter.grpc;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Predicate;
 
 import com.google.protobuf.Any;
 import com.google.rpc.Code;
@@ -11,6 +14,7 @@ import io.grpc.Context;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
@@ -42,7 +46,8 @@ import io.slidinglimiter.web.WebCall;
  * not help.</li>
  * </ul>
  * A call that is admitted carries {@code ratelimit-policy} and {@code ratelimit} in its response
- * headers. Never {@code UNKNOWN}: the refusal's exception does not reach gRPC.
+ * headers, unless {@code limiter.grpc.headers} is false. Never {@code UNKNOWN}: the refusal's exception does not reach gRPC. Calls of a service
+ * without {@code @RateLimited} methods that no rule names pass untouched.
  */
 public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 
@@ -77,23 +82,40 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 
     private final LimiterExpressionParser parser;
 
+    private final Predicate<String> annotated;
+
+    private final boolean headersOnAllowed;
+
+    /** Whether each method, by full name, may be limited: a rule or an annotation may apply. */
+    private final ConcurrentMap<String, Boolean> limitedMethods = new ConcurrentHashMap<>();
+
     /**
      * Creates the interceptor.
      * @param rules the rules of {@code limiter.grpc.rules}, in order
      * @param rateLimiters decides
      * @param parser the parser the rules' keys came from
+     * @param annotated whether a service, by name, may have {@code @RateLimited} methods; calls of a
+     * service without any, and that no rule names, pass untouched
+     * @param headersOnAllowed whether admitted calls carry the {@code ratelimit} headers (denials
+     * always carry them, as trailers)
      */
-    public GrpcRateLimitInterceptor(List<GrpcRule> rules, RateLimiters rateLimiters, LimiterExpressionParser parser) {
+    public GrpcRateLimitInterceptor(List<GrpcRule> rules, RateLimiters rateLimiters, LimiterExpressionParser parser,
+            Predicate<String> annotated, boolean headersOnAllowed) {
         this.rules = List.copyOf(rules);
         this.rateLimiters = rateLimiters;
         this.parser = parser;
+        this.annotated = annotated;
+        this.headersOnAllowed = headersOnAllowed;
     }
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
             ServerCallHandler<Q, R> next) {
+        if (!isLimited(call.getMethodDescriptor())) {
+            return next.startCall(call, headers);
+        }
         GrpcRateLimitContext limits = new GrpcRateLimitContext(call, headers, this.rateLimiters::isShadow);
-        LimitedCall<Q, R> limited = new LimitedCall<>(call, limits);
+        LimitedCall<Q, R> limited = new LimitedCall<>(call, limits, this.headersOnAllowed);
         try {
             applyRules(call.getMethodDescriptor().getFullMethodName(), limits);
         }
@@ -112,6 +134,17 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
         finally {
             context.detach(previous);
         }
+    }
+
+    private boolean isLimited(MethodDescriptor<?, ?> method) {
+        Boolean limited = this.limitedMethods.get(method.getFullMethodName());
+        if (limited == null) {
+            String name = method.getFullMethodName();
+            limited = this.rules.stream().anyMatch((rule) -> rule.matches(name))
+                    || method.getServiceName() == null || this.annotated.test(method.getServiceName());
+            this.limitedMethods.putIfAbsent(name, limited);
+        }
+        return limited;
     }
 
     @SuppressWarnings("unchecked")
@@ -192,16 +225,19 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 
         private final GrpcRateLimitContext limits;
 
+        private final boolean headersOnAllowed;
+
         private volatile boolean closed;
 
-        LimitedCall(ServerCall<Q, R> call, GrpcRateLimitContext limits) {
+        LimitedCall(ServerCall<Q, R> call, GrpcRateLimitContext limits, boolean headersOnAllowed) {
             super(call);
             this.limits = limits;
+            this.headersOnAllowed = headersOnAllowed;
         }
 
         @Override
         public void sendHeaders(Metadata headers) {
-            String[] values = this.limits.headerValues();
+            String[] values = this.headersOnAllowed ? this.limits.headerValues() : null;
             if (values != null) {
                 headers.put(POLICY, values[0]);
                 headers.put(RATE_LIMIT, values[1]);

@@ -2,6 +2,7 @@ package io.slidinglimiter.grpc;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -67,7 +69,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class GrpcRateLimitTests {
 
     @RegisterExtension
-    static final RedisExtension redis = RedisExtension.perTest();
+    static final RedisExtension redis = RedisExtension.perClassKeepingData();
+
+    /** One application per backend for the tests that use their own keys; started on first use. */
+    private static final Map<String, ConfigurableApplicationContext> shared = new HashMap<>();
 
     private static final Metadata.Key<String> API_KEY = Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER);
 
@@ -94,12 +99,23 @@ class GrpcRateLimitTests {
         this.contexts.forEach(ConfigurableApplicationContext::close);
     }
 
+    @AfterAll
+    static void closeShared() {
+        shared.values().forEach(ConfigurableApplicationContext::close);
+        shared.clear();
+    }
+
+    private ConfigurableApplicationContext shared(String backend) {
+        return shared.computeIfAbsent(backend, (name) -> application(name));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = { "local", "redis" })
     void anAnnotatedUnaryMethodIsLimitedByMetadataAndADenialNeverReachesTheService(String backend) throws Exception {
-        ConfigurableApplicationContext context = start(backend);
+        ConfigurableApplicationContext context = shared(backend);
         Channel channel = channel(context);
         Greeter greeter = greeter(context);
+        int hellos = greeter.hellos.get();
         AtomicReference<Metadata> headers = new AtomicReference<>();
         AtomicReference<Metadata> trailers = new AtomicReference<>();
         Channel captured = ClientInterceptors.intercept(channel,
@@ -122,7 +138,7 @@ class GrpcRateLimitTests {
         assertThat(retry.getRetryDelay().getSeconds() * 1000 + retry.getRetryDelay().getNanos() / 1_000_000)
                 .isBetween(1L, 60_000L);
         assertThat(detail(denied, QuotaFailure.class).getViolations(0).getSubject()).isEqualTo("limit:hello");
-        assertThat(greeter.hellos.get()).as("the denied call never ran").isEqualTo(2);
+        assertThat(greeter.hellos.get() - hellos).as("the denied call never ran").isEqualTo(2);
 
         assertThat(hello(captured, "beta")).as("another key's quota").isEqualTo("hello beta");
         assertThat(context.getBean(RateLimiters.class).usage("hello", "alpha").used()).isEqualTo(2);
@@ -131,8 +147,9 @@ class GrpcRateLimitTests {
     @ParameterizedTest
     @ValueSource(strings = { "local", "redis" })
     void aServerStreamingMethodIsLimitedByTheClientsAddress(String backend) {
-        ConfigurableApplicationContext context = start(backend);
+        ConfigurableApplicationContext context = shared(backend);
         Channel channel = channel(context);
+        int counts = greeter(context).counts.get();
         List<String> counted = new ArrayList<>();
         ClientCalls.blockingServerStreamingCall(channel, COUNT, CallOptions.DEFAULT, StringValue.of("3"))
                 .forEachRemaining((value) -> counted.add(value.getValue()));
@@ -142,15 +159,16 @@ class GrpcRateLimitTests {
         assertThat(denied.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
         assertThat(denied.getTrailers().get(GrpcRateLimitInterceptor.POLICY)).isEqualTo("\"count\";q=1;w=60");
         assertThat(context.getBean(RateLimiters.class).usage("count", "127.0.0.1").used()).isEqualTo(1);
-        assertThat(greeter(context).counts.get()).isEqualTo(1);
+        assertThat(greeter(context).counts.get() - counts).isEqualTo(1);
     }
 
     @ParameterizedTest
     @ValueSource(strings = { "local", "redis" })
     void aRuleLimitsAServiceWithoutAnnotationsBeforeItIsCalled(String backend) {
-        ConfigurableApplicationContext context = start(backend);
+        ConfigurableApplicationContext context = shared(backend);
         Channel channel = channel(context);
         Plain plain = AopTestUtils.getUltimateTargetObject(context.getBean(Plain.class));
+        int pings = plain.pings.get();
         Channel ada = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(user("ada")));
         for (int i = 0; i < 3; i++) {
             assertThat(ClientCalls.blockingUnaryCall(ada, PING, CallOptions.DEFAULT, StringValue.of("ping")).getValue())
@@ -161,7 +179,7 @@ class GrpcRateLimitTests {
         assertThat(denied.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
         assertThat(denied.getStatus().getDescription()).startsWith("Rate limit 'pings' of 3 per 60s exceeded");
         assertThat(denied.getTrailers().get(GrpcRateLimitInterceptor.POLICY)).isEqualTo("\"pings\";q=3;w=60");
-        assertThat(plain.pings.get()).as("the rule decided before the service").isEqualTo(3);
+        assertThat(plain.pings.get() - pings).as("the rule decided before the service").isEqualTo(3);
         Channel grace = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(user("grace")));
         assertThat(ClientCalls.blockingUnaryCall(grace, PING, CallOptions.DEFAULT, StringValue.of("ping")).getValue())
                 .isEqualTo("pong");
@@ -169,14 +187,29 @@ class GrpcRateLimitTests {
 
     @Test
     void aMissingKeyIsInvalidArgumentAndNeverReachesTheService() {
-        ConfigurableApplicationContext context = start("local");
+        ConfigurableApplicationContext context = shared("local");
+        int hellos = greeter(context).hellos.get();
         StatusRuntimeException refused = (StatusRuntimeException) catchThrowable(
                 () -> ClientCalls.blockingUnaryCall(channel(context), SAY_HELLO, CallOptions.DEFAULT, StringValue.of("x")));
         assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
         assertThat(refused.getStatus().getDescription()).contains("Rate limit 'hello' needs a key")
                 .contains("#metadata['x-api-key']");
         assertThat(refused.getTrailers().get(GrpcRateLimitInterceptor.RETRY_AFTER)).isNull();
-        assertThat(greeter(context).hellos.get()).isZero();
+        assertThat(greeter(context).hellos.get()).isEqualTo(hellos);
+    }
+
+    @Test
+    void withoutHeadersOnAdmittedCallsOnlyDenialsCarryThem() {
+        ConfigurableApplicationContext context = start("local", "limiter.grpc.headers=false");
+        AtomicReference<Metadata> headers = new AtomicReference<>();
+        AtomicReference<Metadata> trailers = new AtomicReference<>();
+        Channel captured = ClientInterceptors.intercept(channel(context),
+                MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
+        hello(captured, "delta");
+        assertThat(headers.get().get(GrpcRateLimitInterceptor.RATE_LIMIT)).isNull();
+        hello(captured, "delta");
+        assertThat(deniedHello(captured, "delta").getTrailers().get(GrpcRateLimitInterceptor.RATE_LIMIT))
+                .startsWith("\"hello\";r=0;t=");
     }
 
     @Test
@@ -301,6 +334,12 @@ class GrpcRateLimitTests {
     }
 
     private ConfigurableApplicationContext start(String backend, String... more) {
+        ConfigurableApplicationContext context = application(backend, more);
+        this.contexts.add(context);
+        return context;
+    }
+
+    private static ConfigurableApplicationContext application(String backend, String... more) {
         List<String> properties = new ArrayList<>(List.of("spring.grpc.server.port=0",
                 "limiter.limits.hello.limit=2",
                 "limiter.limits.hello.window=1m", "limiter.limits.count.limit=1", "limiter.limits.count.window=1m",
@@ -311,10 +350,8 @@ class GrpcRateLimitTests {
             properties.addAll(List.of(redis.limiterProperties()));
         }
         properties.addAll(List.of(more));
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(GrpcApplication.class)
-                .web(WebApplicationType.NONE).properties(properties.toArray(String[]::new)).run();
-        this.contexts.add(context);
-        return context;
+        return new SpringApplicationBuilder(GrpcApplication.class).web(WebApplicationType.NONE)
+                .properties(properties.toArray(String[]::new)).run();
     }
 
     private static MethodDescriptor<StringValue, StringValue> method(String name, MethodDescriptor.MethodType type) {
