@@ -38,10 +38,10 @@ import io.slidinglimiter.web.WebCall;
  * {@code #clientAddress}), and turns every refusal, its own or a method's, into the call's status:
  * <ul>
  * <li>a denial: {@code RESOURCE_EXHAUSTED} with the denial's description, the
- * {@code google.rpc.RetryInfo} and {@code google.rpc.QuotaFailure} details
+ * {@code google.rpc.RetryInfo} (its delay is {@code Retry-After}'s) and {@code google.rpc.QuotaFailure} details
  * ({@code grpc-status-details-bin}), and the trailers {@code ratelimit-policy}, {@code ratelimit},
- * {@code retry-after} (seconds) and {@code grpc-retry-pushback-ms}, which a client with a retry
- * policy for {@code RESOURCE_EXHAUSTED} waits out before it retries;</li>
+ * {@code retry-after} (seconds) and {@code grpc-retry-pushback-ms} (to the millisecond), which a
+ * client with a retry policy for {@code RESOURCE_EXHAUSTED} waits out before it retries;</li>
  * <li>a missing key or a cost that cannot be taken: {@code INVALID_ARGUMENT}, since waiting would
  * not help.</li>
  * </ul>
@@ -206,9 +206,9 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
             quota.addViolations(QuotaFailure.Violation.newBuilder().setSubject("limit:" + limit)
                 .setDescription("Rate limit '" + limit + "' is used up for this caller."));
         }
+        // The delay of Retry-After, whole seconds rounded up: waiting it always finds the call fits.
         RetryInfo retry = RetryInfo.newBuilder()
-            .setRetryDelay(com.google.protobuf.Duration.newBuilder().setSeconds(retryAfter.getSeconds())
-                .setNanos(retryAfter.getNano()))
+            .setRetryDelay(com.google.protobuf.Duration.newBuilder().setSeconds(denied.getRetryAfterSeconds()))
             .build();
         trailers.put(DETAILS, com.google.rpc.Status.newBuilder().setCode(Code.RESOURCE_EXHAUSTED_VALUE)
             .setMessage(denied.getMessage()).addDetails(Any.pack(retry)).addDetails(Any.pack(quota.build()))

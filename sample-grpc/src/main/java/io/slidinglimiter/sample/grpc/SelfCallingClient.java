@@ -69,8 +69,7 @@ class SelfCallingClient {
             String retry = "";
             for (Any detail : StatusProto.fromThrowable(ex).getDetailsList()) {
                 if (detail.is(RetryInfo.class)) {
-                    com.google.protobuf.Duration delay = detail.unpack(RetryInfo.class).getRetryDelay();
-                    retry = ", RetryInfo " + (delay.getSeconds() * 1000 + delay.getNanos() / 1_000_000) + " ms";
+                    retry = ", RetryInfo " + detail.unpack(RetryInfo.class).getRetryDelay().getSeconds() + "s";
                 }
             }
             return ex.getStatus().getCode() + " " + ex.getStatus().getDescription() + retry + ", ratelimit: "
