@@ -17,6 +17,7 @@ import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.web.RateLimitHeaders;
 import io.slidinglimiter.web.ReactiveDecisions;
@@ -42,6 +43,9 @@ public class SlidingWindowRateLimiter implements RateLimiter<Object> {
 
     private final Map<String, String> limitsByRoute;
 
+    /** Each route's limit, resolved at its first request: the handle follows live changes and shadow mode. */
+    private final Map<String, LimitRegistry.Handle> limitsOfRoutes = new ConcurrentHashMap<>();
+
     /** The routes whose limit is not defined, each with the failure its requests get. */
     private final Map<String, UndefinedLimitException> undefinedLimits = new ConcurrentHashMap<>();
 
@@ -57,17 +61,22 @@ public class SlidingWindowRateLimiter implements RateLimiter<Object> {
 
     @Override
     public Mono<Response> isAllowed(String routeId, String id) {
-        String limitName = this.limitsByRoute.getOrDefault(routeId, routeId);
-        LimitDefinition limit;
-        try {
-            limit = this.rateLimiters.definition(limitName);
+        LimitRegistry.Handle handle = this.limitsOfRoutes.get(routeId);
+        if (handle == null) {
+            String limitName = this.limitsByRoute.getOrDefault(routeId, routeId);
+            try {
+                handle = this.rateLimiters.handle(limitName);
+            }
+            catch (IllegalArgumentException ex) {
+                return Mono.error(undefined(routeId, limitName));
+            }
+            this.limitsOfRoutes.putIfAbsent(routeId, handle);
         }
-        catch (IllegalArgumentException ex) {
-            return Mono.error(undefined(routeId, limitName));
-        }
+        LimitRegistry.Handle route = handle;
+        LimitDefinition limit = route.definition();
         List<LimitRequest> requests = List.of(new LimitRequest(limit, id, 1));
         return Mono.deferContextual((context) -> ReactiveDecisions.decide(this.rateLimiters, requests)
-                .map((decisions) -> answer(limitName, limit, requests, decisions, ReactiveRateLimitContext.of(context))));
+                .map((decisions) -> answer(route, limit, requests, decisions, ReactiveRateLimitContext.of(context))));
     }
 
     /**
@@ -90,10 +99,10 @@ public class SlidingWindowRateLimiter implements RateLimiter<Object> {
      * a denial marks it rejected: the filter then answers the 429 with the problem body and the
      * headers, in place of the gateway's empty one.
      */
-    private Response answer(String limitName, LimitDefinition limit, List<LimitRequest> requests, Decisions decisions,
-            ReactiveRateLimitContext web) {
+    private Response answer(LimitRegistry.Handle route, LimitDefinition limit, List<LimitRequest> requests,
+            Decisions decisions, ReactiveRateLimitContext web) {
         Decision decision = decisions.get(0);
-        if (this.rateLimiters.isShadow(limitName)) {
+        if (route.isShadow()) {
             // Decided and counted; the route is never limited by it, and no header shows it.
             return new Response(true, Map.of());
         }

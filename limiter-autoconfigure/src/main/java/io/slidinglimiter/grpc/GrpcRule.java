@@ -1,15 +1,14 @@
 package io.slidinglimiter.grpc;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.expression.EvaluationContext;
 
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.PlanExpression;
+import io.slidinglimiter.web.RuleRequests;
 
 /**
  * One entry of {@code limiter.grpc.rules}, compiled: a limit applied to the calls of one gRPC method
@@ -52,19 +51,8 @@ public record GrpcRule(String limitName, String method, KeyExpression key, PlanE
             EvaluationContext context) {
         List<LimitRequest> requests = null;
         for (GrpcRule rule : rules) {
-            if (!rule.matches(fullMethodName)) {
-                continue;
-            }
-            LimitDefinition limit = (rule.plan() != null)
-                    ? rateLimiters.definition(rule.limitName(), rule.plan().planOf(context))
-                    : rateLimiters.definition(rule.limitName());
-            String key = rule.key().keyFor(limit, context);
-            if (key == null) {
-                continue;
-            }
-            requests = (requests != null) ? requests : new ArrayList<>(2);
-            if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
-                requests.add(new LimitRequest(limit, key, 1));
+            if (rule.matches(fullMethodName)) {
+                requests = RuleRequests.add(requests, rateLimiters, rule.limitName(), rule.plan(), rule.key(), context);
             }
         }
         return requests;

@@ -1,6 +1,5 @@
 package io.slidinglimiter.web;
 
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -12,7 +11,6 @@ import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.PlanExpression;
@@ -73,16 +71,9 @@ public record HttpRule(String limitName, PathPattern path, Set<String> methods, 
                 continue;
             }
             context = (context != null) ? context : variables.get();
-            LimitDefinition limit = (rule.plan() != null)
-                    ? rateLimiters.definition(rule.limitName(), rule.plan().planOf(context))
-                    : rateLimiters.definition(rule.limitName());
-            String key = rule.key().keyFor(limit, context);
-            if (key == null) {
-                continue;
-            }
-            requests = (requests != null) ? requests : new ArrayList<>(2);
-            if (requests.stream().noneMatch((earlier) -> earlier.limit().name().equals(limit.name()))) {
-                requests.add(new LimitRequest(limit, key, 1));
+            int asked = (requests != null) ? requests.size() : 0;
+            requests = RuleRequests.add(requests, rateLimiters, rule.limitName(), rule.plan(), rule.key(), context);
+            if (requests != null && requests.size() > asked) {
                 charges.add(rule.charge());
             }
         }
