@@ -86,6 +86,9 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 
     private final boolean headersOnAllowed;
 
+    /** Whether a limit, by name, is in shadow mode: made once, not per call. */
+    private final Predicate<String> shadow;
+
     /** Whether each method, by full name, may be limited: a rule or an annotation may apply. */
     private final ConcurrentMap<String, Boolean> limitedMethods = new ConcurrentHashMap<>();
 
@@ -106,6 +109,7 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
         this.parser = parser;
         this.annotated = annotated;
         this.headersOnAllowed = headersOnAllowed;
+        this.shadow = rateLimiters::isShadow;
     }
 
     @Override
@@ -114,7 +118,7 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
         if (!isLimited(call.getMethodDescriptor())) {
             return next.startCall(call, headers);
         }
-        GrpcRateLimitContext limits = new GrpcRateLimitContext(call, headers, this.rateLimiters::isShadow);
+        GrpcRateLimitContext limits = new GrpcRateLimitContext(call, headers, this.shadow);
         LimitedCall<Q, R> limited = new LimitedCall<>(call, limits, this.headersOnAllowed);
         try {
             applyRules(call.getMethodDescriptor().getFullMethodName(), limits);
