@@ -87,6 +87,9 @@ class GrpcRateLimitTests {
     static final MethodDescriptor<StringValue, StringValue> PING = method("test.Plain/Ping",
             MethodDescriptor.MethodType.UNARY);
 
+    static final MethodDescriptor<StringValue, StringValue> FREE = method("test.Free/Ping",
+            MethodDescriptor.MethodType.UNARY);
+
     private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
 
     private final List<ManagedChannel> channels = new ArrayList<>();
@@ -182,6 +185,21 @@ class GrpcRateLimitTests {
         Channel grace = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(user("grace")));
         assertThat(ClientCalls.blockingUnaryCall(grace, PING, CallOptions.DEFAULT, StringValue.of("ping")).getValue())
                 .isEqualTo("pong");
+    }
+
+    @Test
+    void aServiceWithNothingToLimitIsCalledAsItIs() {
+        ConfigurableApplicationContext context = shared("local");
+        AtomicReference<Metadata> headers = new AtomicReference<>();
+        AtomicReference<Metadata> trailers = new AtomicReference<>();
+        Channel captured = ClientInterceptors.intercept(channel(context),
+                MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
+        for (int i = 0; i < 5; i++) {
+            assertThat(ClientCalls.blockingUnaryCall(captured, FREE, CallOptions.DEFAULT, StringValue.of("ping"))
+                    .getValue()).isEqualTo("pong");
+        }
+        assertThat(headers.get().get(GrpcRateLimitInterceptor.RATE_LIMIT)).isNull();
+        assertThat(trailers.get().get(GrpcRateLimitInterceptor.RATE_LIMIT)).isNull();
     }
 
     @Test
@@ -383,6 +401,11 @@ class GrpcRateLimitTests {
             return new Plain();
         }
 
+        @Bean
+        Free free() {
+            return new Free();
+        }
+
         @EventListener
         void started(GrpcServerStartedEvent event) {
             this.port.set(event.getPort());
@@ -421,6 +444,22 @@ class GrpcRateLimitTests {
             return ServerServiceDefinition.builder("test.Greeter")
                     .addMethod(SAY_HELLO, ServerCalls.asyncUnaryCall(this::sayHello))
                     .addMethod(COUNT, ServerCalls.asyncServerStreamingCall(this::count))
+                    .build();
+        }
+
+    }
+
+    /** A service with neither annotations nor rules: the interceptor lets its calls through untouched. */
+    static class Free implements BindableService {
+
+        public void ping(StringValue request, StreamObserver<StringValue> responses) {
+            responses.onNext(StringValue.of("pong"));
+            responses.onCompleted();
+        }
+
+        @Override
+        public ServerServiceDefinition bindService() {
+            return ServerServiceDefinition.builder("test.Free").addMethod(FREE, ServerCalls.asyncUnaryCall(this::ping))
                     .build();
         }
 
