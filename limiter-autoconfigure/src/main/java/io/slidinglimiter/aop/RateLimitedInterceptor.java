@@ -117,10 +117,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             Method method = invocation.getMethod();
             Object[] args = invocation.getArguments();
             // A Spring MVC controller returning a Mono: the servlet request it was called in (or the gRPC call).
-            WebCall caller = this.servletCalls ? HttpRateLimitContext.current() : null;
-            if (caller == null && GRPC_PRESENT) {
-                caller = GrpcRateLimitContext.current();
-            }
+            WebCall caller = callerOutsideReactor();
             return ReactiveCalls.deferred(invocation, operation.subscribed(),
                     (web, charges) -> requestsOf(operation, method, args, web, charges),
                     RateLimitedInterceptor::settle, this.rateLimiters.get(),
@@ -161,10 +158,16 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      * propagates its context to thread locals, or a gRPC call; null otherwise.
      */
     private WebCall currentWebCall() {
-        WebCall web = this.servletCalls ? HttpRateLimitContext.current() : null;
+        WebCall web = callerOutsideReactor();
         if (web == null && this.reactiveCalls) {
             web = ReactiveRateLimitContext.current();
         }
+        return web;
+    }
+
+    /** The servlet request or the gRPC call the current thread serves; null otherwise. */
+    private WebCall callerOutsideReactor() {
+        WebCall web = this.servletCalls ? HttpRateLimitContext.current() : null;
         if (web == null && GRPC_PRESENT) {
             web = GrpcRateLimitContext.current();
         }

@@ -22,7 +22,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.Order;
 import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.grpc.server.service.GrpcServiceDiscoverer;
@@ -31,8 +30,7 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.annotation.RateLimited;
-import io.slidinglimiter.annotation.RateLimits;
+import io.slidinglimiter.aop.RateLimitedOperationSource;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.expression.InvalidExpressionException;
@@ -61,26 +59,29 @@ public class LimiterGrpcAutoConfiguration {
     @GlobalServerInterceptor
     @Order(GrpcRateLimitInterceptor.ORDER)
     GrpcRateLimitInterceptor limiterGrpcInterceptor(LimiterProperties properties, RateLimiters rateLimiters,
-            LimiterExpressionParser parser, ObjectProvider<GrpcServiceDiscoverer> services) {
+            LimiterExpressionParser parser, ObjectProvider<GrpcServiceDiscoverer> services,
+            ObjectProvider<RateLimitedOperationSource> operations) {
         // Read at the first call, once every service is known; a service it does not know may be limited.
-        Supplier<Set<String>> unannotated = SingletonSupplier.of(() -> unannotatedServices(services.getIfAvailable()));
+        Supplier<Set<String>> unannotated = SingletonSupplier
+            .of(() -> unannotatedServices(services.getIfAvailable(), operations.getIfAvailable()));
         return new GrpcRateLimitInterceptor(rules(properties, rateLimiters, parser), rateLimiters, parser,
                 (service) -> !unannotated.get().contains(service), properties.getGrpc().isHeaders());
     }
 
-    /** The services, by name, whose implementations carry no {@code @RateLimited} at all. */
-    private static Set<String> unannotatedServices(GrpcServiceDiscoverer discoverer) {
+    /**
+     * The services, by name, none of whose methods is rate-limited by annotation (none is when the
+     * annotation's advisor is off).
+     */
+    private static Set<String> unannotatedServices(GrpcServiceDiscoverer discoverer,
+            RateLimitedOperationSource operations) {
         Set<String> unannotated = new HashSet<>();
         if (discoverer == null) {
             return unannotated;
         }
         for (GrpcServiceSpec spec : discoverer.findServices()) {
             Class<?> type = AopUtils.getTargetClass(spec.service());
-            boolean annotated = AnnotatedElementUtils.hasAnnotation(type, RateLimited.class)
-                    || AnnotatedElementUtils.hasAnnotation(type, RateLimits.class)
-                    || Arrays.stream(ReflectionUtils.getAllDeclaredMethods(type))
-                        .anyMatch((method) -> AnnotatedElementUtils.hasAnnotation(method, RateLimited.class)
-                                || AnnotatedElementUtils.hasAnnotation(method, RateLimits.class));
+            boolean annotated = operations != null && Arrays.stream(ReflectionUtils.getAllDeclaredMethods(type))
+                .anyMatch((method) -> operations.isRateLimited(method, type));
             if (!annotated) {
                 unannotated.add(spec.service().bindService().getServiceDescriptor().getName());
             }
@@ -106,8 +107,7 @@ public class LimiterGrpcAutoConfiguration {
             List<Problem> problems = new ArrayList<>();
             for (int i = 0; i < rules.size(); i++) {
                 String method = rules.get(i).getMethod();
-                GrpcRule probe = new GrpcRule("", method, new KeyExpression(null, "", true), null);
-                if (served.stream().noneMatch(probe::matches)) {
+                if (served.stream().noneMatch((name) -> GrpcRule.matches(method, name))) {
                     String prefix = "limiter.grpc.rules[" + i + "].method";
                     problems.add(new Problem(prefix, "names '" + method + "', which no gRPC service of the"
                             + " application serves, so the rule would never apply",

@@ -31,11 +31,21 @@ public record GrpcRule(String limitName, String method, KeyExpression key, PlanE
      * @return true if it does
      */
     public boolean matches(String fullMethodName) {
-        if (this.method.endsWith(ANY_METHOD)) {
-            int service = this.method.length() - ANY_METHOD.length();
-            return fullMethodName.length() > service + 1 && fullMethodName.regionMatches(0, this.method, 0, service + 1);
+        return matches(this.method, fullMethodName);
+    }
+
+    /**
+     * Whether a rule's method names a method.
+     * @param method a full method name, or a service's name followed by {@code /*}
+     * @param fullMethodName a method's full name, {@code package.Service/Method}
+     * @return true if it does
+     */
+    public static boolean matches(String method, String fullMethodName) {
+        if (method.endsWith(ANY_METHOD)) {
+            int service = method.length() - ANY_METHOD.length();
+            return fullMethodName.length() > service + 1 && fullMethodName.regionMatches(0, method, 0, service + 1);
         }
-        return this.method.equals(fullMethodName);
+        return method.equals(fullMethodName);
     }
 
     /**
