@@ -188,7 +188,7 @@ public final class RedisServer implements AutoCloseable {
 
     /**
      * The scripts this server ran so far ({@code EVALSHA} and {@code EVAL} in {@code INFO
-     * commandstats}): the decisions that reached it.
+     * commandstats}): the script calls that reached it, each deciding one decision or a batch of them.
      * @return the count since start or the last {@code CONFIG RESETSTAT}
      */
     public long scriptCalls() {
@@ -201,6 +201,19 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         return calls;
+    }
+
+    /**
+     * The permits counted now in the sliding-window-counter hashes whose keys match a pattern, summed
+     * by Redis: under a limit no key reaches, at a cost of one, the decisions Redis made for those
+     * keys and kept (none given back), however many decisions each script call carried.
+     * @param pattern a {@code KEYS} glob, such as {@code limiter:*:work}
+     * @return the sum of their counts
+     */
+    public long countedPermits(String pattern) {
+        return call((redis) -> redis.<Long>eval("local n = 0 for _, key in ipairs(redis.call('KEYS', ARGV[1])) do "
+                + "if redis.call('TYPE', key).ok == 'hash' then n = n + (tonumber(redis.call('HGET', key, 't')) or 0) end "
+                + "end return n", io.lettuce.core.ScriptOutputType.INTEGER, new String[0], pattern));
     }
 
     /**

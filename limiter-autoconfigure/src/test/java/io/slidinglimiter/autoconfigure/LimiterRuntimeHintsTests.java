@@ -34,7 +34,7 @@ class LimiterRuntimeHintsTests {
         Resource[] scripts = new PathMatchingResourcePatternResolver()
                 .getResources("classpath*:" + LimiterRuntimeHints.LUA_SCRIPTS);
         assertThat(scripts).extracting(Resource::getFilename).contains("decide.lua", "now.lua", "write.lua",
-                "fast-path.lua", "sliding-window-counter.lua", "sliding-log.lua");
+                "fast-path.lua", "sliding-window-counter.lua", "sliding-log.lua", "batch.lua");
         for (Resource script : scripts) {
             assertThat(RuntimeHintsPredicates.resource().forResource("io/slidinglimiter/redis/" + script.getFilename()))
                     .accepts(this.hints);

@@ -231,10 +231,18 @@ final class SlidingWindowCounter extends WindowCounter {
         this.epoch = RETIRED_EPOCH;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * After a reset, sealed until a locked section counts a permit (the first one notes its time,
+     * which refunds compare with): admissions go through the monitor until then.
+     */
     @Override
     void publish() {
         Epoch sealed = this.epoch;
-        this.epoch = new Epoch(sealed.nextSlotStartMillis, sealed.older, sealed.oldestIndex, sealed.count());
+        long count = sealed.count();
+        this.epoch = new Epoch(sealed.nextSlotStartMillis, sealed.older, sealed.oldestIndex,
+                awaitsFirstCount() ? -1 - count : count);
     }
 
     /** Seals the epoch (once per locked section) and moves it up to {@code nowMillis}. */

@@ -42,10 +42,12 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
     public static final long RETIRED = Long.MIN_VALUE;
 
     /**
-     * The time of the last {@link #reset}: permits admitted until then were forgotten, so a refund of
-     * them gives nothing back. Guarded by the monitor.
+     * The time of the first permit counted since the last {@link #reset} ({@link Long#MAX_VALUE}
+     * while none is): permits admitted before it were forgotten, so a refund of them gives nothing
+     * back. As in Redis, where a reset deletes the key and the next permit counted makes it anew,
+     * stamped with its time. Guarded by the monitor.
      */
-    private long resetAtMillis = Long.MIN_VALUE;
+    private long countedSinceMillis = Long.MIN_VALUE;
 
     /**
      * Creates empty counters for a definition, a sliding window counter or a sliding log as it says,
@@ -158,7 +160,7 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
             advance(nowMillis);
             long retryAfterMillis = retryAfterMillis(nowMillis, cost, limit);
             if (retryAfterMillis == 0) {
-                add(nowMillis, cost);
+                count(nowMillis, cost);
             }
             Decision decision = decision(nowMillis, limit, retryAfterMillis);
             publish();
@@ -229,8 +231,7 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
         synchronized (monitor()) {
             if (!retired()) {
                 advance(nowMillis);
-                // A reset in the same millisecond as the admission is taken to have come after it.
-                if (acquiredAtMillis > this.resetAtMillis && acquiredAtMillis > nowMillis - windowMillis()) {
+                if (acquiredAtMillis >= this.countedSinceMillis && acquiredAtMillis > nowMillis - windowMillis()) {
                     remove(acquiredAtMillis, cost);
                 }
                 publish();
@@ -252,14 +253,15 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
                 return false;
             }
             advance(nowMillis);
-            add(nowMillis, permits);
+            count(nowMillis, permits);
             publish();
             return true;
         }
     }
 
     /**
-     * Forgets every counted permit; a later refund of a permit admitted until now gives nothing back.
+     * Forgets every counted permit; a later refund of a permit admitted before the next one counted
+     * gives nothing back.
      * @param nowMillis the current time
      */
     public final void reset(long nowMillis) {
@@ -267,7 +269,7 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
             if (!retired()) {
                 advance(nowMillis);
                 clear();
-                this.resetAtMillis = Math.max(this.resetAtMillis, nowMillis);
+                this.countedSinceMillis = Long.MAX_VALUE;
                 publish();
             }
         }
@@ -360,7 +362,7 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
         List<Decision> decisions = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             if (allFit) {
-                counters[i].add(nowMillis, costs[i]);
+                counters[i].count(nowMillis, costs[i]);
             }
             decisions.add(counters[i].decision(nowMillis, limits[i], retryAfterMillis[i]));
             counters[i].publish();
@@ -423,6 +425,23 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
 
     /** Counts {@code cost} permits at the current time. */
     abstract void add(long nowMillis, long cost);
+
+    /** Adds permits, noting the first counted since a reset. Called holding the monitor. */
+    private void count(long nowMillis, long cost) {
+        if (this.countedSinceMillis == Long.MAX_VALUE) {
+            this.countedSinceMillis = nowMillis;
+        }
+        add(nowMillis, cost);
+    }
+
+    /**
+     * Whether nothing was counted since a reset: until something is, a counter that admits without
+     * the monitor must not, so that the first permit counted notes its time. Called holding the monitor.
+     * @return whether the first permit since a reset is still to be counted
+     */
+    final boolean awaitsFirstCount() {
+        return this.countedSinceMillis == Long.MAX_VALUE;
+    }
 
     /** Uncounts up to {@code cost} permits counted at {@code acquiredAtMillis}, if still held. */
     abstract void remove(long acquiredAtMillis, long cost);

@@ -44,6 +44,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * connection); those decisions carry the time after which their callers stopped waiting and
  * change nothing.
  * <p>
+ * <b>Batches.</b> A decision whose connection (on Cluster, whose hash slot) has no call in flight
+ * goes at once, alone. Decisions that come while one is in flight wait for its reply and then go
+ * together, as one script call that decides each as if it had come alone ({@link ScriptBatches}):
+ * under load one round trip and one script call decide many keys, and an idle application waits
+ * for nothing. {@link #setBatching(boolean)} turns it off.
+ * <p>
  * <b>Late replies.</b> A command that does not answer in time is not withdrawn, so that a reply
  * that comes after all is seen ({@link RedisTimeoutException#lateReply()}): a decision Redis then
  * applied can be given back. A decision also carries the Redis time after which its caller no
@@ -83,6 +89,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 
     /** Moves a silent Cluster node's decisions to its successor when the cluster has promoted one. */
     private final ClusterFollower clusterFollower;
+
+    /** Sends the decisions that wait for a call in flight together. */
+    private final ScriptBatches batches;
 
     /**
      * Creates a runner on an application's Spring Data Redis connection factory, waiting at most
@@ -134,6 +143,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         this.connection = new LettuceConnection(connector);
         this.replies = new ReplyWatch(this.timeoutNanos, this.maxWaitNanos);
         this.clusterFollower = new ClusterFollower(timeout, this.replies::answeredSince);
+        this.batches = new ScriptBatches(this::evaluate, this.replies);
     }
 
     private static Duration maxOf(Duration a, Duration b) {
@@ -150,6 +160,26 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         return Duration.ofNanos(this.maxWaitNanos);
     }
 
+    /**
+     * Whether decisions that wait for a call in flight on the same connection (on Cluster, for keys
+     * of the same hash slot) go to Redis together, as one script call that decides each as if it
+     * had come alone. On by default.
+     * @param batching false to send every decision by a script call of its own
+     */
+    public void setBatching(boolean batching) {
+        this.batches.setEnabled(batching);
+    }
+
+    /** @return whether decisions that wait for a call in flight go to Redis together */
+    public boolean isBatching() {
+        return this.batches.isEnabled();
+    }
+
+    /** @return what batches were sent, for tests that count decisions in Redis */
+    ScriptBatches batches() {
+        return this.batches;
+    }
+
     @Override
     public List<Long> run(byte[][] keys, byte[][] args) {
         return run(nodeOf(keys[0]), keys, args);
@@ -158,17 +188,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     @Override
     public List<Long> run(String node, byte[][] keys, byte[][] args) {
         long startNanos = System.nanoTime();
-        RedisClusterAsyncCommands<byte[], byte[]> commands = awaitConnection();
-        boolean redisTime = readsRedisTime(args);
-        try {
-            return await(this.replies.replied(commands.evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args),
-                    redisTime, node), startNanos, System.nanoTime(), node);
-        }
-        catch (RedisNoScriptException ex) {
-            // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
-            return await(this.replies.replied(commands.eval(this.script.source(), ScriptOutputType.MULTI, keys, args),
-                    redisTime, node), startNanos, System.nanoTime(), node);
-        }
+        awaitConnection();
+        return await(send(keys, args, node), startNanos, System.nanoTime(), node);
     }
 
     @Override
@@ -176,16 +197,21 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         return send(keys, args, nodeOf(keys[0]));
     }
 
-    /** Sends the script to the node of its keys; again by {@code EVAL} after {@code NOSCRIPT}. */
+    /** Sends a decision to the node of its keys, with others that wait for the same call in flight. */
     private CompletableFuture<List<Long>> send(byte[][] keys, byte[][] args, String node) {
-        boolean redisTime = readsRedisTime(args);
+        return this.batches.send(this.connection.opened(), keys, args, node);
+    }
+
+    /** Sends the script to the node of its keys; again by {@code EVAL} after {@code NOSCRIPT}. */
+    private CompletableFuture<List<Object>> evaluate(byte[][] keys, byte[][] args, String node, boolean redisTime) {
         return this.connection.get().thenCompose((opened) -> {
             RedisClusterAsyncCommands<byte[], byte[]> commands = opened.commands();
-            return this.replies.replied(commands.<List<Long>>evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys,
+            return this.replies.replied(commands.<List<Object>>evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys,
                     args), redisTime, node).exceptionallyCompose((failure) -> {
+                        // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
                         if (failure instanceof RedisNoScriptException
                                 || failure.getCause() instanceof RedisNoScriptException) {
-                            return this.replies.replied(commands.<List<Long>>eval(this.script.source(),
+                            return this.replies.replied(commands.<List<Object>>eval(this.script.source(),
                                     ScriptOutputType.MULTI, keys, args), redisTime, node);
                         }
                         return CompletableFuture.failedFuture(failure);
@@ -343,14 +369,6 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     @Override
     public long redisDeadlineMillis() {
         return this.replies.redisDeadlineMillis();
-    }
-
-    /**
-     * Whether the script reads Redis's clock ({@code ARGV[2]} empty), so that its reply's time is
-     * Redis's own; tests that replay a schedule send a time of theirs.
-     */
-    private static boolean readsRedisTime(byte[][] args) {
-        return args.length > 1 && args[1].length == 0;
     }
 
     /**

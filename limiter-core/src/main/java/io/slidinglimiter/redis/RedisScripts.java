@@ -9,25 +9,35 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The limiter's Lua: the decision's time, the common decision's straight path, the two algorithms'
- * files and the driver that decides with them, joined into one script so that a decision over any mix of limits is one
- * {@code EVALSHA}.
+ * The limiter's Lua: what writing a counter shares, the two algorithms' files, then one function
+ * {@code decide(KEYS, ARGV)} made of the decision's time, the common decision's straight path and
+ * the driver that decides with the algorithms, and last the entry that calls it once, or once per
+ * decision of a batch: joined into one script so that a decision over any mix of limits, or a batch
+ * of decisions, is one {@code EVALSHA}.
  */
 public final class RedisScripts {
 
     /** The script every decision runs. */
-    public static final RedisScripts DECIDE = new RedisScripts("now.lua", "write.lua", "fast-path.lua",
-            "sliding-window-counter.lua", "sliding-log.lua", "decide.lua");
+    public static final RedisScripts DECIDE = new RedisScripts(
+            new String[] { "write.lua", "sliding-window-counter.lua", "sliding-log.lua" },
+            new String[] { "now.lua", "fast-path.lua", "decide.lua" }, "batch.lua");
 
     private final String source;
 
     private final String sha1;
 
-    private RedisScripts(String... files) {
+    private RedisScripts(String[] definitions, String[] decision, String entry) {
         StringBuilder source = new StringBuilder();
-        for (String file : files) {
+        for (String file : definitions) {
             source.append(read(file)).append('\n');
         }
+        // Parameters named KEYS and ARGV: the decision's files read one decision's slice of a batch as
+        // they read a script's own KEYS and ARGV, and their returns end the decision, not the script.
+        source.append("local function decide(KEYS, ARGV)\n");
+        for (String file : decision) {
+            source.append(read(file)).append('\n');
+        }
+        source.append("end\n").append(read(entry)).append('\n');
         this.source = source.toString();
         this.sha1 = sha1(this.source);
     }

@@ -52,16 +52,25 @@ final class ReplyWatch {
         LastReply lastReply = this.lastReplies.computeIfAbsent(node, (ignored) -> new LastReply());
         future.whenComplete((reply, failure) -> {
             if (failure == null || isReply(failure)) {
-                long now = System.nanoTime();
-                lastReply.nanos = now;
-                if (redisTime && reply instanceof List<?> values && values.size() > 1
-                        && values.get(1) instanceof Long redisMillis) {
-                    this.redisOffsetMillis = redisMillis - TimeUnit.NANOSECONDS.toMillis(now);
-                    this.redisOffsetKnown = true;
+                lastReply.nanos = System.nanoTime();
+                if (redisTime && reply instanceof List<?> values) {
+                    notedRedisTime(values);
                 }
             }
         });
         return future;
+    }
+
+    /**
+     * Notes Redis's clock from a decision's reply (its second value) when the script read it: a
+     * reply of its own, or its part of a batch's.
+     * @param reply the decision's reply
+     */
+    void notedRedisTime(List<?> reply) {
+        if (reply.size() > 1 && reply.get(1) instanceof Long redisMillis) {
+            this.redisOffsetMillis = redisMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+            this.redisOffsetKnown = true;
+        }
     }
 
     /**

@@ -1,6 +1,8 @@
--- Decides, all or nothing, one call's limits; run after now.lua, write.lua, fast-path.lua (which answers the
--- common case before this runs), sliding-window-counter.lua and sliding-log.lua in one script
--- (RedisScripts joins them), so a call is one EVALSHA.
+-- Decides, all or nothing, one call's limits. RedisScripts joins write.lua, sliding-window-counter.lua and
+-- sliding-log.lua, then, as the body of decide(KEYS, ARGV), now.lua, fast-path.lua (which answers the
+-- common case before this runs) and this file, then batch.lua, which calls decide once or once per
+-- decision of a batch: so a call, or a batch of them, is one EVALSHA. KEYS and ARGV are decide's
+-- parameters: the script's own, or one decision's slice of a batch's.
 --
 -- KEYS[i]      the counter of limit i: "<prefix>:{<key>}:<limit name>". All keys of one call
 --              share a hash slot on Redis Cluster.

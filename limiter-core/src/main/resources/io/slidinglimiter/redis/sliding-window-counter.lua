@@ -106,7 +106,8 @@ end
 -- Gives back what an admission at acquired_at took, if its slot is still in the window.
 function swc.refund(c, acquired_at, cost)
   local slot = math.floor(acquired_at / c.slot_ms)
-  if c.fresh or slot > c.cur or slot <= c.cur - c.n then
+  -- A counter made after the admission (it was reset, or it expired) does not hold its permits.
+  if c.fresh or slot > c.cur or slot <= c.cur - c.n or acquired_at < c.stamp then
     return
   end
   local index, held = slot % c.n, 0

@@ -1,5 +1,5 @@
--- What every path that writes a counter shares. Run after now.lua in the joined script
--- (RedisScripts), before the files that use it.
+-- What every path that writes a counter shares. First in the joined script (RedisScripts), before
+-- the files that use it.
 
 -- A number as Redis should store it: every digit. (Lua turns a number into text with 14
 -- significant digits, so 10^15 + 1 would be stored as 1e+15.)

@@ -229,6 +229,20 @@ class LocalBackendTests {
         assertThat(this.backend.tryAcquire(this.login, "alice", 1).allowed()).as("a sixth in one window").isFalse();
     }
 
+    /**
+     * An admission right after a reset, in its millisecond, is given back by its refund, as in Redis
+     * (where the reset deleted the key and that admission made it anew).
+     */
+    @Test
+    void aRefundOfTheFirstAdmissionAfterAResetInItsMillisecondGivesItBack() {
+        assertThat(admitted(this.login, "alice", 5)).isEqualTo(5);
+        this.backend.reset(this.login, "alice");
+        List<LimitRequest> three = List.of(new LimitRequest(this.login, "alice", 3));
+        Decisions taken = this.backend.tryAcquireAll(three);
+        this.backend.refund(three, taken);
+        assertThat(this.backend.peek(this.login, "alice").remaining()).isEqualTo(5);
+    }
+
     @Test
     void aRefundForAKeyWithoutACounterCreatesNone() {
         Decisions taken = new Decisions(true, List.of(new Decision(true, 5, 4, 0, 0)), this.time.currentTimeMillis());

@@ -139,7 +139,7 @@ public class SlidingWindowCounterLincheckTests {
             if (!this.counter.retired) {
                 this.counter.advance(TIMES[time]);
                 this.counter.counts.clear();
-                this.counter.resetAt = Math.max(this.counter.resetAt, TIMES[time]);
+                this.counter.countedSince = Long.MAX_VALUE;
             }
         }
 
@@ -162,8 +162,8 @@ public class SlidingWindowCounterLincheckTests {
             long second = this.other.retryAfter(now, 1);
             boolean allFit = first == 0 && second == 0;
             if (allFit) {
-                this.counter.add(cost);
-                this.other.add(1);
+                this.counter.add(now, cost);
+                this.other.add(now, 1);
             }
             return new Decisions(allFit, java.util.List.of(this.counter.decision(now, first),
                     this.other.decision(now, second)), now);
@@ -180,7 +180,8 @@ public class SlidingWindowCounterLincheckTests {
 
         long newestSlot = Math.floorDiv(T0, SLOT_MILLIS);
 
-        long resetAt = Long.MIN_VALUE;
+        /** When the first permit since the last reset was counted: older admissions are not refunded. */
+        long countedSince = Long.MIN_VALUE;
 
         boolean retired;
 
@@ -191,7 +192,7 @@ public class SlidingWindowCounterLincheckTests {
             advance(now);
             long retryAfter = retryAfter(now, cost);
             if (retryAfter == 0) {
-                add(cost);
+                add(now, cost);
             }
             return decision(now, retryAfter);
         }
@@ -201,7 +202,7 @@ public class SlidingWindowCounterLincheckTests {
                 return;
             }
             advance(now);
-            if (acquiredAt <= this.resetAt || acquiredAt <= now - WINDOW_MILLIS) {
+            if (acquiredAt < this.countedSince || acquiredAt <= now - WINDOW_MILLIS) {
                 return;
             }
             long slot = Math.floorDiv(acquiredAt, SLOT_MILLIS);
@@ -216,7 +217,10 @@ public class SlidingWindowCounterLincheckTests {
             this.counts.headMap(this.newestSlot - SLOTS, true).clear();
         }
 
-        void add(long cost) {
+        void add(long now, long cost) {
+            if (this.countedSince == Long.MAX_VALUE) {
+                this.countedSince = now;
+            }
             this.counts.merge(this.newestSlot, cost, Long::sum);
         }
 

@@ -206,6 +206,25 @@ class RedisBackendTests {
         assertThat(backend.peek(log, "alice").remaining()).isEqualTo(4);
     }
 
+    /**
+     * A refund of permits admitted before a reset gives back nothing of what was admitted after it in
+     * the same sub-window (it once took them from those), as the local backend does.
+     */
+    @Test
+    void aRefundOfAnAdmissionBeforeAResetTakesNothingAdmittedAfterIt() {
+        LimitDefinition limit = LimitDefinition.of("reset-then-refund", 10, Duration.ofSeconds(10), 10);
+        List<LimitRequest> three = List.of(new LimitRequest(limit, "k", 3));
+        List<LimitRequest> four = List.of(new LimitRequest(limit, "k", 4));
+        long t = 1_700_000_000_000L;
+        Decisions before = backend.tryAcquireAllAt(t, three);
+        backend.reset(limit, "k");
+        Decisions after = backend.tryAcquireAllAt(t + 5, four);
+        backend.refundAt(t + 7, three, before);
+        assertThat(backend.peekAt(t + 7, limit, "k").remaining()).as("the four after the reset stay").isEqualTo(6);
+        backend.refundAt(t + 8, four, after);
+        assertThat(backend.peekAt(t + 8, limit, "k").remaining()).isEqualTo(10);
+    }
+
     @Test
     void aChangedGeometryStartsAfreshAndAChangedLimitKeepsTheCounts() {
         LimitDefinition tenSlots = LimitDefinition.of("api", 5, Duration.ofMinutes(1), 10);

@@ -1,0 +1,285 @@
+package io.slidinglimiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+
+/**
+ * Decisions that wait for one another, sent together: each lane (a connection, or on Cluster one
+ * hash slot of it) has at most one script call in flight; decisions that come while it is sent
+ * wait, and when it answers they go as one script call (the joined script's batch entry,
+ * {@code batch.lua}) that decides each exactly as if it had come alone. A decision that finds its
+ * lane idle goes alone at once: no timer, no wait when there is nothing to wait for.
+ * <p>
+ * What waits goes in the order it came, in batches of up to {@link #MAX_BATCH}; a reset always
+ * goes alone (see {@code batch.lua}). Each decision keeps its own reply and its own failure: a batch
+ * that fails whole (the connection lost) fails each of its decisions with the same cause, and a
+ * decision the script could not decide fails alone. Timeouts stay each caller's own: a caller that
+ * stops waiting leaves its decision to be sent, and the deadline it carries makes Redis change
+ * nothing for it, as for a late call sent alone.
+ */
+final class ScriptBatches {
+
+    /** The most decisions one script call decides: a batch holds Redis for well under a millisecond. */
+    static final int MAX_BATCH = 64;
+
+    private static final byte[] BATCH = "batch".getBytes(StandardCharsets.US_ASCII);
+
+    /** Sends the script: once for one decision, once for a batch. */
+    @FunctionalInterface
+    interface Script {
+
+        /**
+         * Sends the script to a node.
+         * @param keys its {@code KEYS}
+         * @param args its {@code ARGV}
+         * @param node the node, as {@link RedisScriptRunner#nodeOf} names it
+         * @param redisTime whether the reply carries Redis's clock (a decision sent alone that read it)
+         * @return its reply
+         */
+        CompletableFuture<List<Object>> send(byte[][] keys, byte[][] args, String node, boolean redisTime);
+
+    }
+
+    private final Script script;
+
+    /** The lane of a standalone or Sentinel connection. */
+    private final Lane connection = new Lane();
+
+    /** The lanes of a Cluster connection: one per hash slot, made when first used. */
+    private final Map<Integer, Lane> slots = new ConcurrentHashMap<>();
+
+    /** Notes Redis's clock from a decision's reply that read it. */
+    private final ReplyWatch replies;
+
+    /** The batches sent: script calls of more than one decision. */
+    private final LongAdder batches = new LongAdder();
+
+    /** The decisions those batches carried. */
+    private final LongAdder batchedDecisions = new LongAdder();
+
+    ScriptBatches(Script script, ReplyWatch replies) {
+        this.script = script;
+        this.replies = replies;
+    }
+
+    private volatile boolean enabled = true;
+
+    void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    boolean isEnabled() {
+        return this.enabled;
+    }
+
+    /**
+     * Sends a decision, alone now if its lane is idle (or batching is off, or the connection not yet
+     * open: whether it is a Cluster's is not known), else with the others waiting when the call in
+     * flight answers.
+     * @param opened the connection, if open
+     * @param keys its {@code KEYS}
+     * @param args its {@code ARGV}
+     * @param node its node
+     * @return its reply, or its failure
+     */
+    @SuppressWarnings("unchecked")
+    CompletableFuture<List<Long>> send(LettuceConnection.Opened opened, byte[][] keys, byte[][] args, String node) {
+        if (!this.enabled || opened == null) {
+            return (CompletableFuture<List<Long>>) (CompletableFuture<?>) sendAlone(keys, args, node);
+        }
+        Lane lane = (opened.stateful() instanceof StatefulRedisClusterConnection<?, ?>) ? slot(SlotHash.getSlot(keys[0]))
+                : this.connection;
+        Waiting waiting;
+        lane.lock.lock();
+        try {
+            if (lane.inFlight == 0) {
+                lane.inFlight = 1;
+                waiting = null;
+            }
+            else {
+                waiting = new Waiting(keys, args, node, new CompletableFuture<>());
+                lane.waiting.add(waiting);
+            }
+        }
+        finally {
+            lane.lock.unlock();
+        }
+        if (waiting != null) {
+            return waiting.reply;
+        }
+        CompletableFuture<List<Object>> reply = sendAlone(keys, args, node);
+        reply.whenComplete((values, failure) -> answered(lane));
+        return (CompletableFuture<List<Long>>) (CompletableFuture<?>) reply;
+    }
+
+    private Lane slot(int slot) {
+        Lane lane = this.slots.get(slot);
+        return (lane != null) ? lane : this.slots.computeIfAbsent(slot, (ignored) -> new Lane());
+    }
+
+    private CompletableFuture<List<Object>> sendAlone(byte[][] keys, byte[][] args, String node) {
+        try {
+            return this.script.send(keys, args, node, readsRedisTime(args));
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /** A call of the lane answered: what waited for it goes now, in as few calls as the rules allow. */
+    private void answered(Lane lane) {
+        List<List<Waiting>> calls = new ArrayList<>();
+        lane.lock.lock();
+        try {
+            lane.inFlight--;
+            List<Waiting> batch = null;
+            Waiting next;
+            while ((next = lane.waiting.poll()) != null) {
+                if (batch == null || batch.size() == MAX_BATCH || isReset(next.args)) {
+                    batch = new ArrayList<>();
+                    calls.add(batch);
+                }
+                batch.add(next);
+                if (isReset(next.args)) {
+                    batch = null;
+                }
+            }
+            lane.inFlight += calls.size();
+        }
+        finally {
+            lane.lock.unlock();
+        }
+        for (List<Waiting> call : calls) {
+            send(lane, call);
+        }
+    }
+
+    /** Sends the decisions of one call: alone, or as a batch whose reply is shared out. */
+    private void send(Lane lane, List<Waiting> call) {
+        if (call.size() == 1) {
+            Waiting alone = call.get(0);
+            sendAlone(alone.keys, alone.args, alone.node).whenComplete((values, failure) -> {
+                answered(lane);
+                complete(alone, values, failure);
+            });
+            return;
+        }
+        int keyCount = 0;
+        int argCount = 2 + 2 * call.size();
+        for (Waiting waiting : call) {
+            keyCount += waiting.keys.length;
+            argCount += waiting.args.length;
+        }
+        this.batches.increment();
+        this.batchedDecisions.add(call.size());
+        byte[][] keys = new byte[keyCount][];
+        byte[][] args = new byte[argCount][];
+        args[0] = BATCH;
+        args[1] = ScriptMessages.bytes(call.size());
+        int key = 0;
+        int arg = 2 + 2 * call.size();
+        for (int i = 0; i < call.size(); i++) {
+            Waiting waiting = call.get(i);
+            args[2 + 2 * i] = ScriptMessages.bytes(waiting.keys.length);
+            args[3 + 2 * i] = ScriptMessages.bytes(waiting.args.length);
+            System.arraycopy(waiting.keys, 0, keys, key, waiting.keys.length);
+            System.arraycopy(waiting.args, 0, args, arg, waiting.args.length);
+            key += waiting.keys.length;
+            arg += waiting.args.length;
+        }
+        sendAlone(keys, args, call.get(0).node).whenComplete((values, failure) -> {
+            answered(lane);
+            for (int i = 0; i < call.size(); i++) {
+                Object value = (failure == null && values != null && i < values.size()) ? values.get(i) : null;
+                if (failure != null) {
+                    call.get(i).reply.completeExceptionally(failure);
+                }
+                else if (value instanceof List<?> decided && failedAlone(decided)) {
+                    call.get(i).reply.completeExceptionally(new RedisCommandExecutionException(
+                            new String((byte[]) decided.get(1), StandardCharsets.UTF_8)));
+                }
+                else if (value instanceof List<?> decided) {
+                    complete(call.get(i), decided, null);
+                }
+                else {
+                    call.get(i).reply.completeExceptionally(new RedisCommandExecutionException(
+                            "The batch's reply has no decision " + (i + 1) + " of " + call.size() + ": " + values));
+                }
+            }
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private void complete(Waiting waiting, List<?> values, Throwable failure) {
+        if (failure != null) {
+            waiting.reply.completeExceptionally(failure);
+            return;
+        }
+        if (readsRedisTime(waiting.args)) {
+            this.replies.notedRedisTime(values);
+        }
+        waiting.reply.complete((List<Long>) values);
+    }
+
+    /** @return the batches sent so far (script calls of more than one decision) and the decisions they carried */
+    long[] counts() {
+        return new long[] { this.batches.sum(), this.batchedDecisions.sum() };
+    }
+
+    /**
+     * The decisions that a count of script calls stands for: each call one decision, but a batch as
+     * many as it carried.
+     * @param scriptCalls script calls Redis ran for this runner ({@code INFO commandstats}) since a moment
+     * @param before {@link #counts()} at that moment
+     * @return the decisions those calls decided
+     */
+    long decisionsIn(long scriptCalls, long[] before) {
+        long[] now = counts();
+        return scriptCalls - (now[0] - before[0]) + (now[1] - before[1]);
+    }
+
+    /** Whether a decision's part of a batch's reply is its failure: -2, then Redis's error text. */
+    private static boolean failedAlone(List<?> reply) {
+        return reply.size() == 2 && reply.get(0) instanceof Long first && first == -2 && reply.get(1) instanceof byte[];
+    }
+
+    private static boolean isReset(byte[][] args) {
+        return Arrays.equals(args[0], ScriptMessages.RESET);
+    }
+
+    /**
+     * Whether the script reads Redis's clock ({@code ARGV[2]} empty), so that its reply's time is
+     * Redis's own; tests that replay a schedule send a time of theirs.
+     */
+    static boolean readsRedisTime(byte[][] args) {
+        return args.length > 1 && args[1].length == 0;
+    }
+
+    /** A connection's or a slot's calls: how many are in flight, and what waits for them. */
+    private static final class Lane {
+
+        final ReentrantLock lock = new ReentrantLock();
+
+        final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+
+        int inFlight;
+
+    }
+
+    /** A decision waiting for its lane. */
+    private record Waiting(byte[][] keys, byte[][] args, String node, CompletableFuture<List<Long>> reply) {
+    }
+
+}

@@ -1,0 +1,364 @@
+package io.slidinglimiter.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.core.ManualTimeSource;
+import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
+import io.slidinglimiter.testsupport.RedisExtension;
+
+import static io.slidinglimiter.redis.ScriptMessages.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Decisions that wait for a call in flight go to Redis together, as one script call, and each is
+ * decided exactly as if it had come alone: against the local backend over seeded schedules whose
+ * operations run at once on many threads, counted in Redis under load, and one at a time when
+ * nothing else waits.
+ */
+class BatchedDecisionsTests {
+
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.perTest();
+
+    private static final ExecutorService callers = Executors.newFixedThreadPool(8);
+
+    @AfterAll
+    static void stopCallers() {
+        callers.shutdownNow();
+    }
+
+    /**
+     * Seeded schedules: each step runs up to eight operations at once on eight threads (acquisitions
+     * of one limit or two all-or-nothing, refunds and settles of what was admitted, resets), each on
+     * a key of its own in that step, so that the local backend, running them one by one, is the
+     * model whatever order they reach Redis in. Every decision and every count afterwards equals the
+     * local backend's, and the schedules were decided in batches.
+     */
+    @Test
+    void batchesDecideLikeTheLocalBackend() throws Exception {
+        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
+        runner.connect().get();
+        long[] batchesBefore = runner.batches().counts();
+        long scriptCallsBefore = redis.server().scriptCalls();
+        long operations = 0;
+        for (long seed = 0; seed < 20; seed++) {
+            operations += replay(runner, seed, 40);
+        }
+        long[] batches = runner.batches().counts();
+        assertThat(batches[0] - batchesBefore[0]).as("batches sent").isPositive();
+        assertThat(runner.batches().decisionsIn(redis.server().scriptCalls() - scriptCallsBefore, batchesBefore))
+                .as("decisions Redis made: each script call, a batch counting as its decisions")
+                .isEqualTo(operations);
+    }
+
+    /**
+     * The issue's load test: 1, 16 and 64 callers on random keys of a limit no key reaches. Counted,
+     * not timed: every decision was made in Redis (the permits Redis counted equal the decisions
+     * asked), one caller alone sends one script call per decision, and many callers fewer script
+     * calls than decisions, the script calls Redis ran and the batches' sizes adding up to the
+     * decisions.
+     */
+    @Test
+    void underLoadEveryDecisionIsMadeInRedisInFewerScriptCalls() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("never-reached", 1_000_000_000L, Duration.ofMinutes(1), 10);
+        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
+        runner.connect().get();
+        RedisBackend backend = new RedisBackend(runner, new RedisKeys("limiter"), null);
+        for (int callers : new int[] { 1, 16, 64 }) {
+            long countedBefore = redis.server().countedPermits("limiter:*:never-reached");
+            long scriptCallsBefore = redis.server().scriptCalls();
+            long[] batchesBefore = runner.batches().counts();
+            int each = 3_200 / callers;
+            ConcurrentCalls load = ConcurrentCalls.run(callers, each,
+                    (thread, i) -> backend.tryAcquire(limit, "user-" + (thread * 1_000_003L + i * 7919L) % 100_000, 1).allowed());
+            long decisions = (long) callers * each;
+            long scriptCalls = redis.server().scriptCalls() - scriptCallsBefore;
+            assertThat(load.failures()).hasValue(0);
+            assertThat(load.admitted()).hasValue((int) decisions);
+            assertThat(redis.server().countedPermits("limiter:*:never-reached") - countedBefore)
+                    .as("%d callers: decisions counted in Redis", callers).isEqualTo(decisions);
+            assertThat(runner.batches().decisionsIn(scriptCalls, batchesBefore)).as("%d callers: script calls and batches' sizes",
+                    callers).isEqualTo(decisions);
+            if (callers == 1) {
+                assertThat(scriptCalls).as("one caller: one script call a decision").isEqualTo(decisions);
+            }
+            else {
+                assertThat(scriptCalls).as("%d callers: script calls for %d decisions", callers, decisions)
+                        .isLessThan(decisions);
+            }
+        }
+        runner.close();
+    }
+
+    /** With batching off, every decision is a script call of its own, however many wait. */
+    @Test
+    void withBatchingOffEveryDecisionIsAScriptCall() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("unbatched", 1_000_000_000L, Duration.ofMinutes(1), 10);
+        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
+        runner.setBatching(false);
+        runner.connect().get();
+        RedisBackend backend = new RedisBackend(runner, new RedisKeys("limiter"), null);
+        long before = redis.server().scriptCalls();
+        ConcurrentCalls load = ConcurrentCalls.run(16, 100, (thread, i) -> backend.tryAcquire(limit, "k" + i, 1).allowed());
+        assertThat(load.admitted()).hasValue(1_600);
+        assertThat(redis.server().scriptCalls() - before).isEqualTo(1_600);
+        assertThat(runner.batches().counts()).containsExactly(0, 0);
+        runner.close();
+    }
+
+    /**
+     * Two instances (two runners, each batching on its connection), sixteen threads each on one key:
+     * exactly the limit is admitted, and the keys of many callers are each counted exactly.
+     */
+    @Test
+    void twoBatchingInstancesAdmitExactlyTheLimit() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("shared", 1_000, Duration.ofMinutes(1), 10);
+        LettuceScriptRunner first = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
+        LettuceScriptRunner second = new LettuceScriptRunner(RedisExtension.connectionFactory(redis.server().port()),
+                Duration.ofSeconds(5));
+        CompletableFuture.allOf(first.connect(), second.connect()).get();
+        List<RedisBackend> instances = List.of(new RedisBackend(first, new RedisKeys("limiter"), null),
+                new RedisBackend(second, new RedisKeys("limiter"), null));
+        ConcurrentCalls load = ConcurrentCalls.run(32, 100,
+                (thread, i) -> instances.get(thread % 2).tryAcquire(limit, "one-key", 1).allowed());
+        assertThat(load.failures()).hasValue(0);
+        assertThat(load.admitted()).hasValue(1_000);
+        assertThat(first.batches().counts()[0] + second.batches().counts()[0]).as("batches sent").isPositive();
+        first.close();
+        second.close();
+    }
+
+    /**
+     * Decisions queued behind a paused server go as one batch, in order: a reset among them goes
+     * alone, between the decisions before and after it; a decision the script cannot decide fails
+     * alone, with Redis's error, and the others stand.
+     */
+    @Test
+    void aBatchKeepsItsOrderAndADecisionThatFailsFailsAlone() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("ordered", 5, Duration.ofMinutes(1), 10);
+        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
+        runner.connect().get();
+        RedisKeys keys = new RedisKeys("limiter");
+        byte[][] key = { keys.counterKey("ordered", "k") };
+        byte[][] acquire = ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.REDIS_TIME,
+                List.of(new LimitRequest(limit, "k", 2)));
+        byte[][] reset = ScriptMessages.arguments(ScriptMessages.RESET, ScriptMessages.REDIS_TIME,
+                ScriptMessages.REDIS_TIME, List.of(limit), new long[] { 1 });
+        byte[][] malformed = acquire.clone();
+        malformed[4] = bytes("not a window");
+        long[] batchesBefore = runner.batches().counts();
+        redis.server().call((commands) -> commands.clientPause(300));
+        List<CompletableFuture<List<Long>>> replies = new ArrayList<>();
+        replies.add(runner.runAsync(key, acquire, Runnable::run));
+        replies.add(runner.runAsync(key, acquire, Runnable::run));
+        replies.add(runner.runAsync(key, malformed, Runnable::run));
+        replies.add(runner.runAsync(key, acquire, Runnable::run));
+        replies.add(runner.runAsync(key, reset, Runnable::run));
+        replies.add(runner.runAsync(key, acquire, Runnable::run));
+        replies.add(runner.runAsync(key, acquire, Runnable::run));
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).exceptionally((ignored) -> null)
+                .get(10, TimeUnit.SECONDS);
+        assertThat(remaining(replies.get(0))).isEqualTo(3);
+        assertThat(remaining(replies.get(1))).isEqualTo(1);
+        assertThatExceptionOfType(java.util.concurrent.ExecutionException.class).isThrownBy(() -> replies.get(2).get())
+                .withCauseInstanceOf(RedisBackendException.class).withRootCauseInstanceOf(RedisCommandExecutionException.class)
+                .withMessageContaining("arithmetic");
+        assertThat(replies.get(3).get().get(0)).as("2 more than the 1 left").isZero();
+        assertThat(remaining(replies.get(5))).as("after the reset").isEqualTo(3);
+        assertThat(remaining(replies.get(6))).isEqualTo(1);
+        long[] batches = runner.batches().counts();
+        assertThat(batches[0] - batchesBefore[0]).as("batches: before the reset, after it").isEqualTo(2);
+        assertThat(batches[1] - batchesBefore[1]).as("decisions batched").isEqualTo(5);
+        runner.close();
+    }
+
+    private static long remaining(CompletableFuture<List<Long>> reply) throws Exception {
+        List<Long> values = reply.get();
+        assertThat(values.get(0)).as("admitted").isEqualTo(1);
+        return values.get(3);
+    }
+
+    /** @return the script calls the schedule asked for, peeks included */
+    private static long replay(LettuceScriptRunner runner, long seed, int steps) throws Exception {
+        SplittableRandom random = new SplittableRandom(seed);
+        ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L + random.nextLong(0, 1_000_000));
+        LocalBackend local = new LocalBackend(time, 1_000);
+        RedisBackend backend = RedisBackend.atTime(runner, new RedisKeys("limiter"), time::currentTimeMillis);
+        int slots = random.nextInt(1, 11);
+        LimitDefinition counter = LimitDefinition.of("counter-" + seed, random.nextLong(1, 20),
+                Duration.ofMillis(slots * random.nextLong(1, 40)), slots);
+        LimitDefinition log = new LimitDefinition("log-" + seed, random.nextLong(1, 20),
+                Duration.ofMillis(random.nextLong(1, 300)), 1, Algorithm.SLIDING_LOG);
+        Map<String, Admitted> lastAdmitted = new HashMap<>();
+        long scriptCalls = 0;
+        for (int step = 0; step < steps; step++) {
+            time.advanceMillis(random.nextInt(10) < 7 ? random.nextLong(0, 20) : random.nextLong(0, 400));
+            List<Operation> operations = new ArrayList<>();
+            List<String> keys = new ArrayList<>(List.of("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"));
+            int count = random.nextInt(1, 9);
+            for (int i = 0; i < count; i++) {
+                String key = keys.remove(random.nextInt(keys.size()));
+                Operation operation = Operation.random(random, key, counter, log, lastAdmitted.remove(key));
+                operations.add(operation);
+                scriptCalls += operation.scriptCalls();
+            }
+            String described = String.format("seed %d step %d: %s", seed, step, operations);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Object>> results = new ArrayList<>();
+            for (Operation operation : operations) {
+                results.add(callers.submit(() -> {
+                    start.await();
+                    return operation.on(backend);
+                }));
+            }
+            start.countDown();
+            for (int i = 0; i < operations.size(); i++) {
+                Operation operation = operations.get(i);
+                Object actual = results.get(i).get(30, TimeUnit.SECONDS);
+                Object expected = operation.on(local);
+                if (actual instanceof Decisions decided) {
+                    assertThat(decided.decisions()).as(described + ", " + operation)
+                            .isEqualTo(((Decisions) expected).decisions());
+                    if (decided.allowed()) {
+                        lastAdmitted.put(operation.key, new Admitted(operation.requests, decided, (Decisions) expected));
+                    }
+                }
+                else {
+                    assertThat(actual).as(described + ", " + operation).isEqualTo(expected);
+                }
+            }
+            for (Operation operation : operations) {
+                scriptCalls += 2;
+                for (LimitDefinition limit : List.of(counter, log)) {
+                    assertThat(backend.peekAt(time.currentTimeMillis(), limit, operation.key))
+                            .as(described + ", then " + limit.name() + " of " + operation.key)
+                            .isEqualTo(local.peek(limit, operation.key));
+                }
+            }
+        }
+        return scriptCalls;
+    }
+
+    /** An acquisition admitted in Redis and by the model: what a refund or settle gives back. */
+    private record Admitted(List<LimitRequest> requests, Decisions inRedis, Decisions inModel) {
+    }
+
+    /** One operation of a step, on one key. */
+    private static final class Operation {
+
+        final String kind;
+
+        final String key;
+
+        final List<LimitRequest> requests;
+
+        final Admitted admitted;
+
+        final long[] charges;
+
+        private Operation(String kind, String key, List<LimitRequest> requests, Admitted admitted, long[] charges) {
+            this.kind = kind;
+            this.key = key;
+            this.requests = requests;
+            this.admitted = admitted;
+            this.charges = charges;
+        }
+
+        static Operation random(SplittableRandom random, String key, LimitDefinition counter, LimitDefinition log,
+                Admitted admitted) {
+            int dice = random.nextInt(20);
+            if (admitted != null && dice < 4) {
+                return new Operation("refund", key, admitted.requests, admitted, null);
+            }
+            if (admitted != null && dice < 8) {
+                long[] charges = new long[admitted.requests.size()];
+                for (int i = 0; i < charges.length; i++) {
+                    LimitRequest request = admitted.requests.get(i);
+                    charges[i] = random.nextBoolean() ? request.cost() : random.nextLong(0, 2 * request.limit().limit() + 1);
+                }
+                return new Operation("settle", key, admitted.requests, admitted, charges);
+            }
+            if (dice == 8) {
+                return new Operation("reset", key, List.of(new LimitRequest(counter, key, 1), new LimitRequest(log, key, 1)),
+                        null, null);
+            }
+            LimitDefinition first = random.nextBoolean() ? counter : log;
+            List<LimitRequest> requests = new ArrayList<>();
+            requests.add(new LimitRequest(first, key, random.nextLong(1, first.limit() + 1)));
+            if (random.nextInt(3) == 0) {
+                LimitDefinition second = (first == counter) ? log : counter;
+                requests.add(new LimitRequest(second, key, random.nextLong(1, second.limit() + 1)));
+            }
+            return new Operation("acquire", key, List.copyOf(requests), null, null);
+        }
+
+        /** The script calls it makes: a settle of exactly the cost none, a reset one per limit, others one. */
+        long scriptCalls() {
+            if (this.kind.equals("settle")) {
+                for (int i = 0; i < this.charges.length; i++) {
+                    if (this.charges[i] != this.requests.get(i).cost()) {
+                        return 1;
+                    }
+                }
+                return 0;
+            }
+            return this.kind.equals("reset") ? this.requests.size() : 1;
+        }
+
+        /** Runs it in Redis: an acquisition's decisions, else "done". */
+        Object on(RedisBackend redis) {
+            Decisions taken = (this.admitted != null) ? this.admitted.inRedis : null;
+            return on(redis, taken);
+        }
+
+        /** Runs it on the model. */
+        Object on(LocalBackend local) {
+            Decisions taken = (this.admitted != null) ? this.admitted.inModel : null;
+            return on(local, taken);
+        }
+
+        private Object on(RateLimitBackend backend, Decisions taken) {
+            switch (this.kind) {
+                case "acquire" -> {
+                    return backend.tryAcquireAll(this.requests);
+                }
+                case "refund" -> backend.refund(this.requests, taken);
+                case "settle" -> backend.settle(this.requests, taken, this.charges);
+                default -> this.requests.forEach((request) -> backend.reset(request.limit(), request.key()));
+            }
+            return "done";
+        }
+
+        @Override
+        public String toString() {
+            return this.kind + " " + this.requests.stream().map((r) -> r.limit().name() + "/" + r.key() + " x" + r.cost())
+                    .toList() + ((this.charges != null) ? " to " + Arrays.toString(this.charges) : "");
+        }
+
+    }
+
+}
