@@ -235,24 +235,36 @@ public final class Charts {
         save("in-process.png", chart);
     }
 
-    /** Decisions per second on one redis-server by callers: ours as applications get it, and Bucket4j's. */
+    /**
+     * Decisions per second on one redis-server by callers: a bare Lettuce EVALSHA of our script (one
+     * script call a decision, nothing around it), Bucket4j's Lettuce backend, and ours as applications
+     * get it with batching off and on.
+     */
     static void redis() throws Exception {
         XYSeriesCollection dataset = new XYSeriesCollection();
-        XYSeries ours = new XYSeries("Sliding Limiter (resilient backend, 100 ms timeout)");
+        XYSeries batched = new XYSeries("Sliding Limiter, batched (the default; resilient backend, 100 ms timeout)");
+        XYSeries unbatched = new XYSeries("Sliding Limiter, unbatched (limiter.redis.batching=false)");
+        XYSeries bare = new XYSeries("bare Lettuce EVALSHA of our script, one call a decision");
         XYSeries bucket4j = new XYSeries("Bucket4j (Lettuce, compare-and-swap)");
         try (RedisServer server = RedisServer.start(); RedisLoad.Drivers drivers = new RedisLoad.Drivers(server)) {
             for (int threads : new int[] { 1, 4, 16, 64 }) {
-                ours.add(threads, RedisLoad.run("ours, wired (100 ms)", threads, 3, server, drivers.wired()));
-                bucket4j.add(threads, RedisLoad.run("bucket4j lettuce", threads, 3, server, drivers.bucket4j()));
+                batched.add(threads, RedisLoad.run("ours, wired, batched", threads, 3, server, drivers.wired(),
+                        drivers.wiredRunner));
+                unbatched.add(threads, RedisLoad.run("ours, wired, unbatched", threads, 3, server, drivers.unbatched(),
+                        null));
+                bare.add(threads, RedisLoad.run("lettuce EVALSHA ours", threads, 3, server, drivers.evalshaOurs(), null));
+                bucket4j.add(threads, RedisLoad.run("bucket4j lettuce", threads, 3, server, drivers.bucket4j(), null));
             }
         }
-        dataset.addSeries(ours);
+        dataset.addSeries(batched);
+        dataset.addSeries(unbatched);
+        dataset.addSeries(bare);
         dataset.addSeries(bucket4j);
         LogarithmicAxis callers = new LogarithmicAxis("calling threads (log scale)");
         XYPlot plot = new XYPlot(dataset, callers, new NumberAxis("decisions per second"),
                 new XYLineAndShapeRenderer(true, true));
         JFreeChart chart = chart("Redis: decisions per second by callers, 100 000 keys", plot);
-        style(plot.getRenderer(), 2);
+        style(plot.getRenderer(), 4);
         save("redis-by-callers.png", chart);
     }
 

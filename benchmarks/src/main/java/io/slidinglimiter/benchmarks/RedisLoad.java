@@ -33,6 +33,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.redis.BatchCounts;
 import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 import io.slidinglimiter.redis.LettuceScriptRunner;
@@ -72,11 +73,11 @@ public final class RedisLoad {
             System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s %12s%n", "driver", "threads",
                     "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %");
             for (int threads : THREADS) {
-                run("ours (RedisBackend)", threads, seconds, server, drivers.ours());
-                run("ours, wired (100 ms)", threads, seconds, server, drivers.wired());
-                run("lettuce EVALSHA ours", threads, seconds, server, drivers.evalshaOurs());
-                run("lettuce EVALSHA", threads, seconds, server, drivers.evalshaTrivial());
-                run("bucket4j lettuce", threads, seconds, server, drivers.bucket4j());
+                run("ours, wired, batched", threads, seconds, server, drivers.wired(), drivers.wiredRunner);
+                run("ours, wired, unbatched", threads, seconds, server, drivers.unbatched(), null);
+                run("lettuce EVALSHA ours", threads, seconds, server, drivers.evalshaOurs(), null);
+                run("lettuce EVALSHA", threads, seconds, server, drivers.evalshaTrivial(), null);
+                run("bucket4j lettuce", threads, seconds, server, drivers.bucket4j(), null);
             }
             System.out.println("script sha1 for redis-benchmark: " + RedisScripts.DECIDE.sha1());
             printMemoryUsage(server, drivers.ours, drivers.limit);
@@ -96,6 +97,11 @@ public final class RedisLoad {
         private final LettuceConnectionFactory factory;
 
         private final ResilientRedisBackend wired;
+
+        /** The runner of {@link #wired}: its batches turn script calls into decisions. */
+        final LettuceScriptRunner wiredRunner;
+
+        private final ResilientRedisBackend unbatched;
 
         private final String[] keys = new String[KEYS];
 
@@ -128,13 +134,13 @@ public final class RedisLoad {
             this.ours = new RedisBackend(new LettuceScriptRunner(this.factory, Duration.ofSeconds(5)),
                     new RedisKeys("limiter"), null);
             // What applications get: the failure policy, breaker and denial cache over a runner with the
-            // default 100 ms timeout, its connection opened and script loaded as at start.
-            LettuceScriptRunner wiredRunner = new LettuceScriptRunner(this.factory, Duration.ofMillis(100));
-            wiredRunner.connect().get();
-            this.wired = new ResilientRedisBackend(new RedisBackend(wiredRunner, new RedisKeys("limiter"), null),
-                    new LocalBackend(TimeSource.ticking(), 1_000_000),
-                    new ResilientRedisBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
-                    TimeSource.ticking(), (ignored) -> { });
+            // default 100 ms timeout, its connection opened and script loaded as at start; batching on
+            // (the default) or off (limiter.redis.batching=false).
+            this.wiredRunner = new LettuceScriptRunner(this.factory, Duration.ofMillis(100));
+            this.wired = wired(this.wiredRunner);
+            LettuceScriptRunner unbatchedRunner = new LettuceScriptRunner(this.factory, Duration.ofMillis(100));
+            unbatchedRunner.setBatching(false);
+            this.unbatched = wired(unbatchedRunner);
             for (int i = 0; i < KEYS; i++) {
                 this.keys[i] = "client-" + i;
                 this.rawKeys[i] = ("plain:{client-" + i + "}").getBytes(StandardCharsets.UTF_8);
@@ -160,12 +166,20 @@ public final class RedisLoad {
                     .build();
         }
 
-        Decider ours() {
-            return (key) -> this.ours.tryAcquire(this.limit, this.keys[key], 1).allowed();
+        private static ResilientRedisBackend wired(LettuceScriptRunner runner) throws Exception {
+            runner.connect().get();
+            return new ResilientRedisBackend(new RedisBackend(runner, new RedisKeys("limiter"), null),
+                    new LocalBackend(TimeSource.ticking(), 1_000_000),
+                    new ResilientRedisBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
+                    TimeSource.ticking(), (ignored) -> { });
         }
 
         Decider wired() {
             return (key) -> this.wired.tryAcquire(this.limit, this.keys[key], 1).allowed();
+        }
+
+        Decider unbatched() {
+            return (key) -> this.unbatched.tryAcquire(this.limit, this.keys[key], 1).allowed();
         }
 
         Decider evalshaOurs() {
@@ -197,11 +211,23 @@ public final class RedisLoad {
      * {@code seconds}, and prints one row.
      * @return the decisions per second measured
      */
-    static double run(String name, int threads, int seconds, RedisServer server, Decider decider)
-            throws Exception {
-        // Every decision of the run, warm-up included, against every script Redis ran meanwhile: the
-        // share that reached Redis, exactly (nothing is in flight before the start or after the end).
+    static double run(String name, int threads, int seconds, RedisServer server, Decider decider) throws Exception {
+        return run(name, threads, seconds, server, decider, null);
+    }
+
+    /**
+     * {@link #run(String, int, int, RedisServer, Decider)}, counting the decisions in Redis of a
+     * runner that batches them.
+     * @param batching the runner whose batches the script calls carried, or null for one call a decision
+     * @return the decisions per second measured
+     */
+    static double run(String name, int threads, int seconds, RedisServer server, Decider decider,
+            LettuceScriptRunner batching) throws Exception {
+        // Every decision of the run, warm-up included, against every decision Redis made meanwhile
+        // (script calls, a batch counting as its decisions): the share that reached Redis, exactly
+        // (nothing is in flight before the start or after the end).
         long scriptsBefore = server.scriptCalls();
+        long[] batchesBefore = (batching != null) ? BatchCounts.of(batching) : null;
         Workers workers = new Workers(threads, 4_000_000, decider, () -> ThreadLocalRandom.current().nextInt(KEYS));
         Thread.sleep(2_000);
         long jvmCpuBefore = jvmCpuNanos();
@@ -215,11 +241,18 @@ public final class RedisLoad {
         long redisCpu = redisCpuNanos(server) - redisCpuBefore;
         long[] all = workers.stop();
         long scripts = server.scriptCalls() - scriptsBefore;
+        long inRedis = (batching != null) ? BatchCounts.decisionsIn(batching, scripts, batchesBefore) : scripts;
         long total = all.length;
         double perSecond = total * 1e9 / elapsed;
         System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f %12.2f%n", name, threads,
                 perSecond, all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3,
-                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * scripts / workers.made());
+                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * inRedis / workers.made());
+        if (batching != null) {
+            long[] batches = BatchCounts.of(batching);
+            System.out.printf(Locale.ROOT, "%-22s %8s %d script calls for %d decisions in Redis, %d of them batches of"
+                    + " %.1f on average%n", "", "", scripts, inRedis, batches[0] - batchesBefore[0],
+                    (batches[1] - batchesBefore[1]) / (double) Math.max(1, batches[0] - batchesBefore[0]));
+        }
         return perSecond;
     }
 

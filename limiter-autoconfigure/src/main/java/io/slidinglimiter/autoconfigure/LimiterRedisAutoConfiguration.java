@@ -95,8 +95,11 @@ public class LimiterRedisAutoConfiguration {
         }
         LimiterProperties.Redis redis = properties.getRedis();
         // Without max-wait, the runner's default: 2 s, or the timeout when that is longer.
-        return (redis.getMaxWait() != null) ? new LettuceScriptRunner(factory, redis.getTimeout(), redis.getMaxWait())
+        LettuceScriptRunner runner = (redis.getMaxWait() != null)
+                ? new LettuceScriptRunner(factory, redis.getTimeout(), redis.getMaxWait())
                 : new LettuceScriptRunner(factory, redis.getTimeout());
+        runner.setBatching(redis.isBatching());
+        return runner;
     }
 
     /**

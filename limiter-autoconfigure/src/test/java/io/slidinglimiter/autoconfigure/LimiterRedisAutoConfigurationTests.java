@@ -29,6 +29,7 @@ import io.slidinglimiter.core.ManualTimeSource;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.RoutingBackend;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.testsupport.RedisClusterServers;
 import io.slidinglimiter.testsupport.RedisSentinelServers;
 import io.slidinglimiter.testsupport.RedisServer;
@@ -256,6 +257,13 @@ class LimiterRedisAutoConfigurationTests {
             assertThat(backend.backendFor(limiters.definition("here"))).isInstanceOf(LocalBackend.class);
             assertThat(backend.backendFor(limiters.definition("shared"))).isNotInstanceOf(LocalBackend.class);
         });
+    }
+
+    @Test
+    void decisionsAreBatchedUnlessTurnedOff() {
+        standalone().run((context) -> assertThat(context.getBean(LettuceScriptRunner.class).isBatching()).isTrue());
+        standalone().withPropertyValues("limiter.redis.batching=false")
+                .run((context) -> assertThat(context.getBean(LettuceScriptRunner.class).isBatching()).isFalse());
     }
 
     @Test

@@ -143,7 +143,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         this.connection = new LettuceConnection(connector);
         this.replies = new ReplyWatch(this.timeoutNanos, this.maxWaitNanos);
         this.clusterFollower = new ClusterFollower(timeout, this.replies::answeredSince);
-        this.batches = new ScriptBatches(this::evaluate, this.replies);
+        this.batches = new ScriptBatches(this::evaluate, this.replies, this.timeoutNanos);
     }
 
     private static Duration maxOf(Duration a, Duration b) {

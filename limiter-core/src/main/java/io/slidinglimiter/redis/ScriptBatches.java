@@ -28,6 +28,11 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
  * decision the script could not decide fails alone. Timeouts stay each caller's own: a caller that
  * stops waiting leaves its decision to be sent, and the deadline it carries makes Redis change
  * nothing for it, as for a late call sent alone.
+ * <p>
+ * A lane whose calls in flight answer nothing for the runner's timeout (a stalled or dead node, a
+ * lost connection) holds nothing back: each decision that comes then goes at once, with what waits,
+ * as without batching, so that a Cluster slot moved to a promoted replica is decided there while
+ * the call to the dead master still hangs.
  */
 final class ScriptBatches {
 
@@ -69,9 +74,13 @@ final class ScriptBatches {
     /** The decisions those batches carried. */
     private final LongAdder batchedDecisions = new LongAdder();
 
-    ScriptBatches(Script script, ReplyWatch replies) {
+    /** How long the calls in flight may answer nothing before what waits for them goes without them. */
+    private final long stuckNanos;
+
+    ScriptBatches(Script script, ReplyWatch replies, long stuckNanos) {
         this.script = script;
         this.replies = replies;
+        this.stuckNanos = stuckNanos;
     }
 
     private volatile boolean enabled = true;
@@ -101,22 +110,32 @@ final class ScriptBatches {
         }
         Lane lane = (opened.stateful() instanceof StatefulRedisClusterConnection<?, ?>) ? slot(SlotHash.getSlot(keys[0]))
                 : this.connection;
-        Waiting waiting;
+        Waiting waiting = null;
+        List<List<Waiting>> calls = null;
         lane.lock.lock();
         try {
+            long now = System.nanoTime();
             if (lane.inFlight == 0) {
                 lane.inFlight = 1;
-                waiting = null;
+                lane.progressNanos = now;
             }
             else {
                 waiting = new Waiting(keys, args, node, new CompletableFuture<>());
                 lane.waiting.add(waiting);
+                if (now - lane.progressNanos > this.stuckNanos) {
+                    // Nothing in flight answered for a timeout (a stalled or dead node, a lost
+                    // connection): what waits goes now, as it would without batching.
+                    calls = drain(lane, now);
+                }
             }
         }
         finally {
             lane.lock.unlock();
         }
         if (waiting != null) {
+            if (calls != null) {
+                calls.forEach((call) -> send(lane, call));
+            }
             return waiting.reply;
         }
         CompletableFuture<List<Object>> reply = sendAlone(keys, args, node);
@@ -140,23 +159,11 @@ final class ScriptBatches {
 
     /** A call of the lane answered: what waited for it goes now, in as few calls as the rules allow. */
     private void answered(Lane lane) {
-        List<List<Waiting>> calls = new ArrayList<>();
+        List<List<Waiting>> calls;
         lane.lock.lock();
         try {
             lane.inFlight--;
-            List<Waiting> batch = null;
-            Waiting next;
-            while ((next = lane.waiting.poll()) != null) {
-                if (batch == null || batch.size() == MAX_BATCH || isReset(next.args)) {
-                    batch = new ArrayList<>();
-                    calls.add(batch);
-                }
-                batch.add(next);
-                if (isReset(next.args)) {
-                    batch = null;
-                }
-            }
-            lane.inFlight += calls.size();
+            calls = drain(lane, System.nanoTime());
         }
         finally {
             lane.lock.unlock();
@@ -164,6 +171,26 @@ final class ScriptBatches {
         for (List<Waiting> call : calls) {
             send(lane, call);
         }
+    }
+
+    /** Takes what waits in a lane as the calls to send, counted in flight from now. Holding the lane's lock. */
+    private static List<List<Waiting>> drain(Lane lane, long nowNanos) {
+        List<List<Waiting>> calls = new ArrayList<>();
+        List<Waiting> batch = null;
+        Waiting next;
+        while ((next = lane.waiting.poll()) != null) {
+            if (batch == null || batch.size() == MAX_BATCH || isReset(next.args)) {
+                batch = new ArrayList<>();
+                calls.add(batch);
+            }
+            batch.add(next);
+            if (isReset(next.args)) {
+                batch = null;
+            }
+        }
+        lane.inFlight += calls.size();
+        lane.progressNanos = nowNanos;
+        return calls;
     }
 
     /** Sends the decisions of one call: alone, or as a batch whose reply is shared out. */
@@ -275,6 +302,9 @@ final class ScriptBatches {
         final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
 
         int inFlight;
+
+        /** When a call of the lane was last sent or answered. */
+        long progressNanos;
 
     }
 

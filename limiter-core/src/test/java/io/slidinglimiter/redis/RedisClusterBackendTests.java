@@ -33,14 +33,16 @@ class RedisClusterBackendTests {
 
     private static LettuceConnectionFactory connectionFactory;
 
+    private static LettuceScriptRunner runner;
+
     private static RedisBackend backend;
 
     @BeforeAll
     static void startCluster() {
         cluster = RedisClusterServers.start();
         connectionFactory = connectionFactory(cluster);
-        backend = new RedisBackend(new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5)),
-                new RedisKeys("limiter"), ClusterSlotHashUtil::calculateSlot);
+        runner = new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5));
+        backend = new RedisBackend(runner, new RedisKeys("limiter"), ClusterSlotHashUtil::calculateSlot);
     }
 
     @AfterAll
@@ -58,6 +60,7 @@ class RedisClusterBackendTests {
         return factory;
     }
 
+    /** Decisions for a key wait for its slot's call in flight and go together: exact all the same. */
     @Test
     void keysSpreadOverEveryMasterAndEachIsExactUnderSixteenThreads() throws Exception {
         LimitDefinition limit = LimitDefinition.of("spread", 200, Duration.ofMinutes(1), 10);
@@ -65,6 +68,7 @@ class RedisClusterBackendTests {
         ConcurrentCalls calls = ConcurrentCalls.run(16, 90,
                 (thread, i) -> backend.tryAcquire(limit, keys.get(i % keys.size()), 1).allowed());
         assertThat(calls.admitted()).hasValue(200 * keys.size());
+        assertThat(runner.batches().counts()[0]).as("batches of one slot's decisions").isPositive();
         for (RedisServer node : cluster.nodes()) {
             assertThat(node.<Long>call((redis) -> redis.dbsize())).as("keys on node %d", node.port()).isPositive();
         }
