@@ -559,10 +559,10 @@ public class LimiterProperties {
         private boolean lease;
 
         /**
-         * Whether decisions that wait for a script call in flight on the limiter's connection go to
+         * Whether decisions that wait for the script calls in flight on the limiter's connection go to
          * Redis together, as one script call that decides each as if it had come alone (on Cluster,
-         * decisions whose keys share a hash slot). A decision that finds nothing in flight goes at
-         * once, alone.
+         * decisions whose keys share a hash slot). A decision that finds fewer than two calls in
+         * flight goes at once, alone.
          */
         private boolean batching = true;
 

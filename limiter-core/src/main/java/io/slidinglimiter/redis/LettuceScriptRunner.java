@@ -44,9 +44,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * connection); those decisions carry the time after which their callers stopped waiting and
  * change nothing.
  * <p>
- * <b>Batches.</b> A decision whose connection (on Cluster, whose hash slot) has no call in flight
- * goes at once, alone. Decisions that come while one is in flight wait for its reply and then go
- * together, as one script call that decides each as if it had come alone ({@link ScriptBatches}):
+ * <b>Batches.</b> A decision whose connection (on Cluster, whose hash slot) has fewer than two calls
+ * in flight goes at once, alone. Decisions that come while two are in flight wait for a reply and
+ * then go together, as one script call that decides each as if it had come alone ({@link ScriptBatches}):
  * under load one round trip and one script call decide many keys, and an idle application waits
  * for nothing. {@link #setBatching(boolean)} turns it off.
  * <p>

@@ -17,10 +17,10 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 
 /**
  * Decisions that wait for one another, sent together: each lane (a connection, or on Cluster one
- * hash slot of it) has at most one script call in flight; decisions that come while it is sent
- * wait, and when it answers they go as one script call (the joined script's batch entry,
- * {@code batch.lua}) that decides each exactly as if it had come alone. A decision that finds its
- * lane idle goes alone at once: no timer, no wait when there is nothing to wait for.
+ * hash slot of it) has at most {@link #IN_FLIGHT} script calls in flight; decisions that come while
+ * they are sent wait, and when one answers they go as one script call (the joined script's batch
+ * entry, {@code batch.lua}) that decides each exactly as if it had come alone. A decision that finds
+ * fewer calls in flight goes alone at once: no timer, no wait when there is nothing to wait for.
  * <p>
  * What waits goes in the order it came, in batches of up to {@link #MAX_BATCH}; a reset always
  * goes alone (see {@code batch.lua}). Each decision keeps its own reply and its own failure: a batch
@@ -38,6 +38,13 @@ final class ScriptBatches {
 
     /** The most decisions one script call decides: a batch holds Redis for well under a millisecond. */
     static final int MAX_BATCH = 64;
+
+    /**
+     * The script calls a lane keeps in flight before decisions wait: two, so that Redis decides one
+     * while the reply of the other is read and the next batch is sent. With one, Redis idled between
+     * batches and four callers decided less than without batching (BENCHMARKS.md).
+     */
+    static final int IN_FLIGHT = 2;
 
     private static final byte[] BATCH = "batch".getBytes(StandardCharsets.US_ASCII);
 
@@ -115,8 +122,8 @@ final class ScriptBatches {
         lane.lock.lock();
         try {
             long now = System.nanoTime();
-            if (lane.inFlight == 0) {
-                lane.inFlight = 1;
+            if (lane.inFlight < IN_FLIGHT) {
+                lane.inFlight++;
                 lane.progressNanos = now;
             }
             else {

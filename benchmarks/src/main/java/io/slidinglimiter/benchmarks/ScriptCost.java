@@ -1,0 +1,104 @@
+package io.slidinglimiter.benchmarks;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+
+import io.slidinglimiter.redis.RedisScripts;
+import io.slidinglimiter.testsupport.RedisServer;
+
+/**
+ * What a decision costs Redis alone and in batches: one caller sends our script with one decision
+ * a call, then batches of 8, 32 and 64 (as the runner sends them under load), on random keys of a
+ * limit never reached, and reads the time Redis spent inside the script ({@code INFO commandstats})
+ * and the CPU the redis-server process used ({@code /proc}), per decision. One caller, so that no
+ * other thread of this JVM takes the cores from Redis.
+ * <pre>
+ * java -cp ... io.slidinglimiter.benchmarks.ScriptCost [decisions per size, default 200000]
+ * </pre>
+ */
+public final class ScriptCost {
+
+    private static final String[] DECISION = { "acquire", "", "", "0", "60000", "10", "1000000000", "1" };
+
+    private ScriptCost() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int decisions = (args.length > 0) ? Integer.parseInt(args[0]) : 200_000;
+        try (RedisServer server = RedisServer.start()) {
+            RedisClient client = RedisClient.create("redis://127.0.0.1:" + server.port());
+            try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+                RedisCommands<byte[], byte[]> redis = connection.sync();
+                String sha = redis.scriptLoad(RedisScripts.DECIDE.source().getBytes(StandardCharsets.UTF_8));
+                SplittableRandom random = new SplittableRandom(1);
+                System.out.printf(Locale.ROOT, "%-6s %14s %20s %18s%n", "batch", "decisions/s", "in script us/dec",
+                        "Redis CPU us/dec");
+                for (int size : new int[] { 1, 8, 32, 64, 1, 8, 32, 64 }) {
+                    server.call((commands) -> commands.configResetstat());
+                    long cpuBefore = cpuNanos(server);
+                    long start = System.nanoTime();
+                    int calls = decisions / size;
+                    for (int call = 0; call < calls; call++) {
+                        byte[][][] message = message(size, random);
+                        redis.evalsha(sha, ScriptOutputType.MULTI, message[0], message[1]);
+                    }
+                    long elapsed = System.nanoTime() - start;
+                    long cpu = cpuNanos(server) - cpuBefore;
+                    String stats = server.call((commands) -> commands.info("commandstats"));
+                    double inScript = stats.lines().filter((line) -> line.startsWith("cmdstat_evalsha:"))
+                            .mapToDouble((line) -> Double.parseDouble(line.replaceAll(".*,usec=([0-9]+),.*", "$1")))
+                            .sum();
+                    long made = (long) calls * size;
+                    System.out.printf(Locale.ROOT, "%-6d %14.0f %20.2f %18.2f%n", size, made * 1e9 / elapsed,
+                            inScript / made, cpu / 1e3 / made);
+                }
+            }
+            finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    /** The keys and arguments of one script call: one decision as it is, or a batch as the runner builds it. */
+    private static byte[][][] message(int size, SplittableRandom random) {
+        byte[][] keys = new byte[size][];
+        int header = (size > 1) ? 2 + 2 * size : 0;
+        byte[][] args = new byte[header + size * DECISION.length][];
+        if (size > 1) {
+            args[0] = bytes("batch");
+            args[1] = bytes(Integer.toString(size));
+            for (int i = 0; i < size; i++) {
+                args[2 + 2 * i] = bytes("1");
+                args[3 + 2 * i] = bytes(Integer.toString(DECISION.length));
+            }
+        }
+        for (int i = 0; i < size; i++) {
+            keys[i] = bytes("limiter:{client-" + random.nextInt(100_000) + "}:cost");
+            for (int a = 0; a < DECISION.length; a++) {
+                args[header + i * DECISION.length + a] = bytes(DECISION[a]);
+            }
+        }
+        return new byte[][][] { keys, args };
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** utime + stime of the redis-server process, from /proc, in nanoseconds (clock ticks of 10 ms). */
+    private static long cpuNanos(RedisServer server) throws Exception {
+        String stat = Files.readString(Path.of("/proc/" + server.pid() + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;
+    }
+
+}
