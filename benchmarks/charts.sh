@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Redraws the charts in docs/charts from fresh runs (about four minutes with everything):
+# Redraws the charts in docs/charts from fresh runs (about ten minutes with everything):
 #   benchmarks/charts.sh [burst] [accuracy] [in-process] [redis] [flood]
 set -euo pipefail
 cd "$(dirname "$0")/.."

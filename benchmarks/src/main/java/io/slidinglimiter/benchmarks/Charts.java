@@ -248,12 +248,21 @@ public final class Charts {
         XYSeries bucket4j = new XYSeries("Bucket4j (Lettuce, compare-and-swap)");
         try (RedisServer server = RedisServer.start(); RedisLoad.Drivers drivers = new RedisLoad.Drivers(server)) {
             for (int threads : new int[] { 1, 4, 16, 64 }) {
-                batched.add(threads, RedisLoad.run("ours, wired, batched", threads, 3, server, drivers.wired(),
-                        drivers.wiredRunner));
-                unbatched.add(threads, RedisLoad.run("ours, wired, unbatched", threads, 3, server, drivers.unbatched(),
-                        null));
-                bare.add(threads, RedisLoad.run("lettuce EVALSHA ours", threads, 3, server, drivers.evalshaOurs(), null));
-                bucket4j.add(threads, RedisLoad.run("bucket4j lettuce", threads, 3, server, drivers.bucket4j(), null));
+                // Each point the median of three runs, alternated: one run of this VM swings by ±15 %.
+                double[][] runs = new double[4][3];
+                for (int run = 0; run < 3; run++) {
+                    runs[0][run] = RedisLoad.run("ours, wired, batched", threads, 3, server, drivers.wired(),
+                            drivers.wiredRunner);
+                    runs[1][run] = RedisLoad.run("ours, wired, unbatched", threads, 3, server, drivers.unbatched());
+                    runs[2][run] = RedisLoad.run("lettuce EVALSHA ours", threads, 3, server, drivers.evalshaOurs());
+                    runs[3][run] = RedisLoad.run("bucket4j lettuce", threads, 3, server, drivers.bucket4j());
+                }
+                XYSeries[] series = { batched, unbatched, bare, bucket4j };
+                for (int i = 0; i < series.length; i++) {
+                    java.util.Arrays.sort(runs[i]);
+                    series[i].add(threads, runs[i][1]);
+                    System.out.printf(Locale.ROOT, "median %s %d: %.0f%n", series[i].getKey(), threads, runs[i][1]);
+                }
             }
         }
         dataset.addSeries(batched);

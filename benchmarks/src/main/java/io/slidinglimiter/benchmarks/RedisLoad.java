@@ -223,6 +223,9 @@ public final class RedisLoad {
      */
     static double run(String name, int threads, int seconds, RedisServer server, Decider decider,
             LettuceScriptRunner batching) throws Exception {
+        // Each driver on an empty server: keys the previous driver left would still be expiring, on
+        // the same two cores, during this one's run.
+        server.call((redis) -> redis.flushall());
         // Every decision of the run, warm-up included, against every decision Redis made meanwhile
         // (script calls, a batch counting as its decisions): the share that reached Redis, exactly
         // (nothing is in flight before the start or after the end).

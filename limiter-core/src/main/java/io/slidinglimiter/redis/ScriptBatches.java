@@ -30,9 +30,8 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
  * nothing for it, as for a late call sent alone.
  * <p>
  * A lane whose calls in flight answer nothing for the runner's timeout (a stalled or dead node, a
- * lost connection) holds nothing back: each decision that comes then goes at once, with what waits,
- * as without batching, so that a Cluster slot moved to a promoted replica is decided there while
- * the call to the dead master still hangs.
+ * lost connection) forgets them: the next decision goes at once, with what waits, so that a Cluster
+ * slot moved to a promoted replica is decided there while the call to the dead master still hangs.
  */
 final class ScriptBatches {
 
@@ -101,9 +100,9 @@ final class ScriptBatches {
     }
 
     /**
-     * Sends a decision, alone now if its lane is idle (or batching is off, or the connection not yet
-     * open: whether it is a Cluster's is not known), else with the others waiting when the call in
-     * flight answers.
+     * Sends a decision: alone now if its lane has fewer than {@link #IN_FLIGHT} calls in flight (or
+     * batching is off, or the connection not yet open: whether it is a Cluster's is not known), else
+     * with the others waiting when a call in flight answers.
      * @param opened the connection, if open
      * @param keys its {@code KEYS}
      * @param args its {@code ARGV}
@@ -131,7 +130,8 @@ final class ScriptBatches {
                 lane.waiting.add(waiting);
                 if (now - lane.progressNanos > this.stuckNanos) {
                     // Nothing in flight answered for a timeout (a stalled or dead node, a lost
-                    // connection): what waits goes now, as it would without batching.
+                    // connection): the lane forgets those calls, and what waits goes now.
+                    lane.inFlight = 0;
                     calls = drain(lane, now);
                 }
             }
@@ -169,7 +169,8 @@ final class ScriptBatches {
         List<List<Waiting>> calls;
         lane.lock.lock();
         try {
-            lane.inFlight--;
+            // Never below zero: a call the lane forgot as stuck may still answer.
+            lane.inFlight = Math.max(0, lane.inFlight - 1);
             calls = drain(lane, System.nanoTime());
         }
         finally {
