@@ -226,12 +226,17 @@ class LeasesTests {
         });
     }
 
-    /** An instance on a redis-server of the test's own, which the test may stop. */
+    /**
+     * An instance on a redis-server of the test's own, which the test may stop. Its calls wait no
+     * longer than the timeout (max-wait = timeout), as in {@code ResilientRedisBackendTests}: with the
+     * default max-wait, each top-up the lease tried while Redis was down waited up to 2 s on a busy
+     * machine (the test took 54 s), and what these tests prove is what happens once Redis is down.
+     */
     private void onARedisOfItsOwn(FailurePolicy policy, BiConsumer<RedisServer, ResilientRedisBackend> test) {
         RedisServer own = RedisServer.start();
         LettuceConnectionFactory factory = RedisExtension.connectionFactory(own.port());
         try {
-            LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200));
+            LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200), Duration.ofMillis(200));
             RedisBackend redis = RedisBackend.atTime(synchronous(runner), new RedisKeys("limiter"),
                     this.clock::currentTimeMillis);
             test.accept(own, instance(redis, policy));
