@@ -83,13 +83,13 @@ final class ScriptBatches {
     /** How long the calls in flight may answer nothing before what waits for them goes without them. */
     private final long stuckNanos;
 
+    private volatile boolean enabled = true;
+
     ScriptBatches(Script script, ReplyWatch replies, long stuckNanos) {
         this.script = script;
         this.replies = replies;
         this.stuckNanos = stuckNanos;
     }
-
-    private volatile boolean enabled = true;
 
     void setEnabled(boolean enabled) {
         this.enabled = enabled;
@@ -246,6 +246,10 @@ final class ScriptBatches {
                             new String((byte[]) decided.get(1), StandardCharsets.UTF_8)));
                 }
                 else if (value instanceof List<?> decided) {
+                    // A batch's reply does not show Redis's clock to the reply watch: its decisions do.
+                    if (readsRedisTime(call.get(i).args)) {
+                        this.replies.notedRedisTime(decided);
+                    }
                     complete(call.get(i), decided, null);
                 }
                 else {
@@ -256,14 +260,12 @@ final class ScriptBatches {
         });
     }
 
+    /** Completes a decision that waited with its reply, or its failure. */
     @SuppressWarnings("unchecked")
     private void complete(Waiting waiting, List<?> values, Throwable failure) {
         if (failure != null) {
             waiting.reply.completeExceptionally(failure);
             return;
-        }
-        if (readsRedisTime(waiting.args)) {
-            this.replies.notedRedisTime(values);
         }
         waiting.reply.complete((List<Long>) values);
     }
