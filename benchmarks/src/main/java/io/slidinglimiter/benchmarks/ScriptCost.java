@@ -22,8 +22,9 @@ import io.slidinglimiter.testsupport.RedisServer;
  * and the CPU the redis-server process used ({@code /proc}), per decision. One caller, so that no
  * other thread of this JVM takes the cores from Redis.
  * <pre>
- * java -cp ... io.slidinglimiter.benchmarks.ScriptCost [decisions per size, default 200000]
+ * java -cp ... io.slidinglimiter.benchmarks.ScriptCost [decisions per size, default 200000] [--redis-own-core]
  * </pre>
+ * With {@code --redis-own-core} redis-server runs on a core of its own ({@link Cores}).
  */
 public final class ScriptCost {
 
@@ -33,8 +34,10 @@ public final class ScriptCost {
     }
 
     public static void main(String[] args) throws Exception {
-        int decisions = (args.length > 0) ? Integer.parseInt(args[0]) : 200_000;
+        int decisions = (args.length > 0 && !args[0].startsWith("--")) ? Integer.parseInt(args[0]) : 200_000;
         try (RedisServer server = RedisServer.start()) {
+            System.out.println(Cores.redisOwnCore(args) ? Cores.separate(server)
+                    : "redis-server and this JVM share the machine's cores");
             RedisClient client = RedisClient.create("redis://127.0.0.1:" + server.port());
             try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
                 RedisCommands<byte[], byte[]> redis = connection.sync();

@@ -14,6 +14,7 @@ import java.util.function.ToLongFunction;
 import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import org.apache.commons.logging.Log;
@@ -216,10 +217,24 @@ public class LimiterRedisAutoConfiguration {
     /**
      * {@code limiter.lease.decisions} (tags {@code limit}, {@code source} = {@code lease} or
      * {@code redis}): the decisions of each leasing limit admitted from a lease, and taken by Redis.
+     * {@code limiter.redis.batches} and {@code limiter.redis.batched.decisions}: the script calls that
+     * carried more than one decision, and the decisions they carried.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
-    static class LeaseMetricsConfiguration {
+    static class RedisMetricsConfiguration {
+
+        @Bean
+        MeterBinder limiterRedisBatchMeters(LettuceScriptRunner limiterRedisScriptRunner) {
+            return (registry) -> {
+                FunctionCounter.builder("limiter.redis.batches", limiterRedisScriptRunner,
+                        LettuceScriptRunner::batchesSent)
+                        .description("Script calls that carried more than one decision to Redis").register(registry);
+                FunctionCounter.builder("limiter.redis.batched.decisions", limiterRedisScriptRunner,
+                        LettuceScriptRunner::batchedDecisions)
+                        .description("Decisions carried to Redis by batches").register(registry);
+            };
+        }
 
         @Bean
         SmartInitializingSingleton limiterLeaseMeters(ObjectProvider<MeterRegistry> meterRegistry,

@@ -26,6 +26,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.slidinglimiter.annotation.RateLimited;
+import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,8 +49,8 @@ class RedisOverloadHttpTests {
 
     /**
      * Counted, not timed: the decisions asked (answered requests), the permits Redis counted for them
-     * (however many decisions each script call carried) and the decisions the limiter's metrics say
-     * fell back.
+     * (however many decisions each script call carried), the decisions the limiter's metrics say
+     * fell back, and the batches they say carried decisions.
      */
     @Test
     void anOverloadedApplicationKeepsItsDecisionsInRedis() throws Exception {
@@ -88,6 +89,13 @@ class RedisOverloadHttpTests {
             assertThat(inRedis).as("%d of %d decisions counted in Redis; %s fell back", inRedis, decisions,
                     fellBack).isGreaterThanOrEqualTo(decisions * 999 / 1000);
             assertThat(fellBack).as("limiter.requests{outcome=fallback}").isLessThanOrEqualTo(decisions / 1000.0);
+            // Far more callers than calls in flight: decisions went in batches, and the meters say so.
+            LettuceScriptRunner runner = context.getBean(LettuceScriptRunner.class);
+            double batches = meters.get("limiter.redis.batches").functionCounter().count();
+            double batched = meters.get("limiter.redis.batched.decisions").functionCounter().count();
+            assertThat(batches).as("limiter.redis.batches").isPositive().isEqualTo(runner.batchesSent());
+            assertThat(batched).as("limiter.redis.batched.decisions").isGreaterThanOrEqualTo(2 * batches)
+                    .isEqualTo(runner.batchedDecisions());
         }
     }
 

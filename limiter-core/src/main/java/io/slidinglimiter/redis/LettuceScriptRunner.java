@@ -101,7 +101,7 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * @param timeout the longest a decision waits for a Redis that answers nothing
      */
     public LettuceScriptRunner(RedisConnectionFactory connectionFactory, Duration timeout) {
-        this(connectionFactory, timeout, maxOf(DEFAULT_MAX_WAIT, timeout));
+        this(connectionFactory, timeout, (DEFAULT_MAX_WAIT.compareTo(timeout) >= 0) ? DEFAULT_MAX_WAIT : timeout);
     }
 
     /**
@@ -146,10 +146,6 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         this.batches = new ScriptBatches(this::evaluate, this.replies, this.timeoutNanos);
     }
 
-    private static Duration maxOf(Duration a, Duration b) {
-        return (a.compareTo(b) >= 0) ? a : b;
-    }
-
     /** @return the longest a decision waits for a Redis that answers nothing */
     public Duration timeout() {
         return Duration.ofNanos(this.timeoutNanos);
@@ -173,6 +169,16 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     /** @return whether decisions that wait for a call in flight go to Redis together */
     public boolean isBatching() {
         return this.batches.isEnabled();
+    }
+
+    /** @return the batches sent so far: script calls of more than one decision ({@code limiter.redis.batches}) */
+    public long batchesSent() {
+        return this.batches.batchesSent();
+    }
+
+    /** @return the decisions the batches sent so far decided ({@code limiter.redis.batched.decisions}) */
+    public long batchedDecisions() {
+        return this.batches.batchedDecisions();
     }
 
     /** @return what batches were sent, for tests that count decisions in Redis */

@@ -183,6 +183,11 @@ final class ScriptBatches {
 
     /** Takes what waits in a lane as the calls to send, counted in flight from now. Holding the lane's lock. */
     private static List<List<Waiting>> drain(Lane lane, long nowNanos) {
+        lane.progressNanos = nowNanos;
+        if (lane.waiting.isEmpty()) {
+            // The common case below two calls in flight: nothing to send, nothing to make.
+            return List.of();
+        }
         List<List<Waiting>> calls = new ArrayList<>();
         List<Waiting> batch = null;
         Waiting next;
@@ -197,7 +202,6 @@ final class ScriptBatches {
             }
         }
         lane.inFlight += calls.size();
-        lane.progressNanos = nowNanos;
         return calls;
     }
 
@@ -272,7 +276,17 @@ final class ScriptBatches {
 
     /** @return the batches sent so far (script calls of more than one decision) and the decisions they carried */
     long[] counts() {
-        return new long[] { this.batches.sum(), this.batchedDecisions.sum() };
+        return new long[] { batchesSent(), batchedDecisions() };
+    }
+
+    /** @return the batches sent so far: script calls of more than one decision */
+    long batchesSent() {
+        return this.batches.sum();
+    }
+
+    /** @return the decisions the batches sent so far carried */
+    long batchedDecisions() {
+        return this.batchedDecisions.sum();
     }
 
     /**
