@@ -1,6 +1,7 @@
 package io.slidinglimiter.benchmarks;
 
 import java.io.IOException;
+import java.util.List;
 
 import io.slidinglimiter.testsupport.RedisServer;
 
@@ -17,22 +18,17 @@ final class Cores {
     private Cores() {
     }
 
-    /** @return whether {@code args} asks for Redis on a core of its own */
-    static boolean redisOwnCore(String[] args) {
-        for (String arg : args) {
-            if (REDIS_OWN_CORE.equals(arg)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
-     * Puts redis-server on the last core and this JVM on the others.
+     * Puts redis-server on the last core and this JVM on the others when {@code args} hold
+     * {@value #REDIS_OWN_CORE}; else leaves both where the scheduler puts them.
      * @param server the server started for the run
-     * @return how the cores were shared, for the run's heading
+     * @param args the driver's arguments
+     * @return how the cores are shared, for the run's heading
      */
-    static String separate(RedisServer server) throws IOException, InterruptedException {
+    static String place(RedisServer server, String[] args) throws IOException, InterruptedException {
+        if (!List.of(args).contains(REDIS_OWN_CORE)) {
+            return "redis-server and this JVM share the machine's cores";
+        }
         int cores = Runtime.getRuntime().availableProcessors();
         if (cores < 2) {
             throw new IllegalStateException(REDIS_OWN_CORE + " needs two cores or more; this JVM sees " + cores);

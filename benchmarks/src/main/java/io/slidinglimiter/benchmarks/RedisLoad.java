@@ -33,7 +33,6 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.local.LocalBackend;
-import io.slidinglimiter.redis.BatchCounts;
 import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 import io.slidinglimiter.redis.LettuceScriptRunner;
@@ -72,8 +71,7 @@ public final class RedisLoad {
     public static void main(String[] args) throws Exception {
         int seconds = (args.length > 0 && !args[0].startsWith("--")) ? Integer.parseInt(args[0]) : 5;
         try (RedisServer server = RedisServer.start(); Drivers drivers = new Drivers(server)) {
-            System.out.println(Cores.redisOwnCore(args) ? Cores.separate(server)
-                    : "redis-server and this JVM share the machine's cores");
+            System.out.println(Cores.place(server, args));
             System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s %12s%n", "driver", "threads",
                     "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %");
             warmUp(drivers);
@@ -252,7 +250,8 @@ public final class RedisLoad {
         // (script calls, a batch counting as its decisions): the share that reached Redis, exactly
         // (nothing is in flight before the start or after the end).
         long scriptsBefore = server.scriptCalls();
-        long[] batchesBefore = (batching != null) ? BatchCounts.of(batching) : null;
+        long batchesBefore = (batching != null) ? batching.batchesSent() : 0;
+        long batchedBefore = (batching != null) ? batching.batchedDecisions() : 0;
         Workers workers = new Workers(threads, 4_000_000, decider, () -> ThreadLocalRandom.current().nextInt(KEYS));
         Thread.sleep(2_000);
         long jvmCpuBefore = jvmCpuNanos();
@@ -266,17 +265,18 @@ public final class RedisLoad {
         long redisCpu = redisCpuNanos(server) - redisCpuBefore;
         long[] all = workers.stop();
         long scripts = server.scriptCalls() - scriptsBefore;
-        long inRedis = (batching != null) ? BatchCounts.decisionsIn(batching, scripts, batchesBefore) : scripts;
+        // A batch is one script call for the decisions it carried.
+        long batches = (batching != null) ? batching.batchesSent() - batchesBefore : 0;
+        long batched = (batching != null) ? batching.batchedDecisions() - batchedBefore : 0;
+        long inRedis = scripts - batches + batched;
         long total = all.length;
         double perSecond = total * 1e9 / elapsed;
         System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f %12.2f%n", name, threads,
                 perSecond, all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3,
                 jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * inRedis / workers.made());
         if (batching != null) {
-            long[] batches = BatchCounts.of(batching);
             System.out.printf(Locale.ROOT, "%-22s %8s %d script calls for %d decisions in Redis, %d of them batches of"
-                    + " %.1f on average%n", "", "", scripts, inRedis, batches[0] - batchesBefore[0],
-                    (batches[1] - batchesBefore[1]) / (double) Math.max(1, batches[0] - batchesBefore[0]));
+                    + " %.1f on average%n", "", "", scripts, inRedis, batches, batched / (double) Math.max(1, batches));
         }
         return perSecond;
     }
@@ -380,7 +380,7 @@ public final class RedisLoad {
     }
 
     /** utime + stime of the redis-server process, from /proc, in nanoseconds (clock ticks of 10 ms). */
-    private static long redisCpuNanos(RedisServer server) throws Exception {
+    static long redisCpuNanos(RedisServer server) throws Exception {
         String stat = Files.readString(Path.of("/proc/" + server.pid() + "/stat"));
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;

@@ -1,8 +1,6 @@
 package io.slidinglimiter.benchmarks;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -36,8 +34,7 @@ public final class ScriptCost {
     public static void main(String[] args) throws Exception {
         int decisions = (args.length > 0 && !args[0].startsWith("--")) ? Integer.parseInt(args[0]) : 200_000;
         try (RedisServer server = RedisServer.start()) {
-            System.out.println(Cores.redisOwnCore(args) ? Cores.separate(server)
-                    : "redis-server and this JVM share the machine's cores");
+            System.out.println(Cores.place(server, args));
             RedisClient client = RedisClient.create("redis://127.0.0.1:" + server.port());
             try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
                 RedisCommands<byte[], byte[]> redis = connection.sync();
@@ -47,7 +44,7 @@ public final class ScriptCost {
                         "Redis CPU us/dec");
                 for (int size : new int[] { 1, 8, 32, 64, 1, 8, 32, 64 }) {
                     server.call((commands) -> commands.configResetstat());
-                    long cpuBefore = cpuNanos(server);
+                    long cpuBefore = RedisLoad.redisCpuNanos(server);
                     long start = System.nanoTime();
                     int calls = decisions / size;
                     for (int call = 0; call < calls; call++) {
@@ -55,7 +52,7 @@ public final class ScriptCost {
                         redis.evalsha(sha, ScriptOutputType.MULTI, message[0], message[1]);
                     }
                     long elapsed = System.nanoTime() - start;
-                    long cpu = cpuNanos(server) - cpuBefore;
+                    long cpu = RedisLoad.redisCpuNanos(server) - cpuBefore;
                     String stats = server.call((commands) -> commands.info("commandstats"));
                     double inScript = stats.lines().filter((line) -> line.startsWith("cmdstat_evalsha:"))
                             .mapToDouble((line) -> Double.parseDouble(line.replaceAll(".*,usec=([0-9]+),.*", "$1")))
@@ -95,13 +92,6 @@ public final class ScriptCost {
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** utime + stime of the redis-server process, from /proc, in nanoseconds (clock ticks of 10 ms). */
-    private static long cpuNanos(RedisServer server) throws Exception {
-        String stat = Files.readString(Path.of("/proc/" + server.pid() + "/stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;
     }
 
 }
