@@ -276,7 +276,8 @@ public class RateLimiters {
             decisions[index] = allowed ? decide(this.registry.handle(request.limit().name()), request.limit(),
                     request.key(), request.cost()) : new Decision(true, limit, limit, 0, 0);
         }
-        return (enforced != null) ? new Decisions(allowed, List.of(decisions), enforced.decidedAtMillis(), enforced.parts())
+        return (enforced != null) ? new Decisions(allowed, List.of(decisions), enforced.decidedAtMillis(),
+                enforced.generation(), enforced.parts())
                 : new Decisions(true, List.of(decisions));
     }
 

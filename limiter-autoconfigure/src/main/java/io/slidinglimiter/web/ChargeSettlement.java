@@ -144,7 +144,8 @@ public final class ChargeSettlement {
                 long resetAfter = (remaining == admitted.limit()) ? 0 : admitted.resetAfterMillis();
                 settled.add(new Decision(true, admitted.limit(), remaining, 0, resetAfter));
             }
-            web.record(requests, new Decisions(true, settled, taken.decidedAtMillis(), taken.parts()));
+            web.record(requests, new Decisions(true, settled, taken.decidedAtMillis(), taken.generation(),
+                    taken.parts()));
         }
     }
 

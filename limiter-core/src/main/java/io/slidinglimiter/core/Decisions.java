@@ -14,17 +14,23 @@ import io.slidinglimiter.Decision;
  * rejected, each tells whether its own limit would have admitted it
  * @param decidedAtMillis the backend's time of the decision, which a
  * {@link RateLimitBackend#refund refund} needs to find what it took
+ * @param generation the generation of the counters the decision counted in, which a refund or a settle
+ * compares with theirs so that it gives back nothing a reset forgot, whatever the clocks say (a
+ * backend's own numbering: the local backend's resets, Redis's microseconds); 0 when unknown,
+ * and then a refund goes by {@code decidedAtMillis} alone
  * @param parts for a decision taken group by group ({@link io.slidinglimiter.internal.SplitDecision}: several backends, or
  * several Redis Cluster slots), each admitted group's own decisions and time, in the order decided,
  * so that a refund gives each group back by its own clock; empty for a decision taken in one step
  */
-public record Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis, List<Decisions> parts) {
+public record Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis, long generation,
+        List<Decisions> parts) {
 
     /**
      * Copies the lists: the decisions cannot change after the fact.
      * @param allowed whether every limit admitted the call
      * @param decisions one decision per limit
      * @param decidedAtMillis the backend's time of the decision
+     * @param generation the generation of the counters the decision counted in; 0 when unknown
      * @param parts each admitted group's own decisions, for a decision taken group by group
      */
     public Decisions {
@@ -33,13 +39,35 @@ public record Decisions(boolean allowed, List<Decision> decisions, long decidedA
     }
 
     /**
-     * Decisions taken in one step.
+     * Decisions taken group by group, of no one generation.
+     * @param allowed whether every limit admitted the call
+     * @param decisions one decision per limit
+     * @param decidedAtMillis the backend's time of the decision
+     * @param parts each admitted group's own decisions
+     */
+    public Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis, List<Decisions> parts) {
+        this(allowed, decisions, decidedAtMillis, 0, parts);
+    }
+
+    /**
+     * Decisions taken in one step, in counters of one generation.
+     * @param allowed whether every limit admitted the call
+     * @param decisions one decision per limit
+     * @param decidedAtMillis the backend's time of the decision
+     * @param generation the generation of the counters the decision counted in; 0 when unknown
+     */
+    public Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis, long generation) {
+        this(allowed, decisions, decidedAtMillis, generation, List.of());
+    }
+
+    /**
+     * Decisions taken in one step, of an unknown generation.
      * @param allowed whether every limit admitted the call
      * @param decisions one decision per limit
      * @param decidedAtMillis the backend's time of the decision
      */
     public Decisions(boolean allowed, List<Decision> decisions, long decidedAtMillis) {
-        this(allowed, decisions, decidedAtMillis, List.of());
+        this(allowed, decisions, decidedAtMillis, 0, List.of());
     }
 
     /**

@@ -69,12 +69,13 @@ final class LimitCounters {
      * would forget them) or another thread created one first.
      * @return the counter this call created, or null
      */
-    WindowCounter createIfSketchIsEmpty(StoredKey stored, long nowMillis) {
+    WindowCounter createIfSketchIsEmpty(StoredKey stored, long nowMillis, long generation) {
         WindowCounter[] created = new WindowCounter[1];
         this.sketch.whenEmptyFor(stored.key(), stored.isDigest(), nowMillis, () -> {
             // Under the sketch's monitor, as the drain's mark: a drained limit gets no new counter.
             if (!this.drained) {
-                stored.map().computeIfAbsent(stored.key(), (ignored) -> created[0] = this.factory.apply(nowMillis));
+                stored.map().computeIfAbsent(stored.key(), (ignored) -> created[0] = this.factory.apply(nowMillis)
+                        .startingAt(generation));
             }
         });
         return created[0];

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -78,6 +79,13 @@ public class LocalBackend implements RateLimitBackend {
     private final CounterBudget budget;
 
     private final LongAdder overflowDecisions = new LongAdder();
+
+    /**
+     * Resets so far: each decision carries the value it read before looking its counters up, each
+     * counter the value of its making or last reset, so that a refund of a decision made before a
+     * reset gives nothing back, even within the reset's millisecond.
+     */
+    private final AtomicLong generation = new AtomicLong(1);
 
     private final ReentrantLock sweepLock = new ReentrantLock();
 
@@ -165,6 +173,7 @@ public class LocalBackend implements RateLimitBackend {
             throw new IllegalArgumentException("A decision needs at least one limit");
         }
         long nowMillis = this.timeSource.currentTimeMillis();
+        long generation = this.generation.get();
         int count = requests.size();
         long[] costs = new long[count];
         long[] limits = new long[count];
@@ -185,7 +194,7 @@ public class LocalBackend implements RateLimitBackend {
             for (int i = 0; i < count; i++) {
                 counters[i] = counterFor(requests.get(i).limit(), requests.get(i).key(), nowMillis);
             }
-            Decisions decisions = WindowCounter.tryAcquireAll(nowMillis, counters, costs, limits);
+            Decisions decisions = WindowCounter.tryAcquireAll(nowMillis, generation, counters, costs, limits);
             if (decisions != null) {
                 return decisions;
             }
@@ -205,7 +214,7 @@ public class LocalBackend implements RateLimitBackend {
         for (LimitRequest request : requests) {
             WindowCounter counter = existingCounter(request.limit(), request.key());
             if (counter != null) {
-                counter.refund(nowMillis, taken.decidedAtMillis(), request.cost());
+                counter.refund(nowMillis, taken.decidedAtMillis(), taken.generation(), request.cost());
             }
         }
     }
@@ -225,7 +234,7 @@ public class LocalBackend implements RateLimitBackend {
             if (difference < 0) {
                 WindowCounter counter = existingCounter(request.limit(), request.key());
                 if (counter != null) {
-                    counter.refund(nowMillis, taken.decidedAtMillis(), -difference);
+                    counter.refund(nowMillis, taken.decidedAtMillis(), taken.generation(), -difference);
                 }
             }
             else if (difference > 0) {
@@ -268,7 +277,7 @@ public class LocalBackend implements RateLimitBackend {
         LimitRequest.check(limit, key, 1);
         WindowCounter counter = existingCounter(limit, key);
         if (counter != null) {
-            counter.reset(this.timeSource.currentTimeMillis());
+            counter.reset(this.timeSource.currentTimeMillis(), this.generation.incrementAndGet());
         }
     }
 
@@ -280,6 +289,8 @@ public class LocalBackend implements RateLimitBackend {
      */
     @Override
     public void resetAll() {
+        // Counters made from now on are of a generation no earlier decision was given.
+        this.generation.incrementAndGet();
         this.limits.forEach((name, counters) -> {
             if (this.limits.remove(name, counters)) {
                 drain(counters);
@@ -355,7 +366,7 @@ public class LocalBackend implements RateLimitBackend {
             }
             long weight = counters.weightOf(stored.key());
             if (reserve(weight, nowMillis)) {
-                WindowCounter created = counters.createIfSketchIsEmpty(stored, nowMillis);
+                WindowCounter created = counters.createIfSketchIsEmpty(stored, nowMillis, this.generation.get());
                 if (created != null) {
                     return created;
                 }

@@ -50,6 +50,14 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
     private long countedSinceMillis = Long.MIN_VALUE;
 
     /**
+     * The backend's generation when this counter was made or last {@link #reset}: a decision of an
+     * earlier generation counted in a counter that was reset since (or in one dropped by a reset of
+     * every key), so its refund gives nothing back, even in the reset's millisecond. Set before the
+     * counter is shared, then guarded by the monitor.
+     */
+    private long generation;
+
+    /**
      * Creates empty counters for a definition, a sliding window counter or a sliding log as it says,
      * that share what they can (the window's shape): for a store that holds many counters of one limit.
      * @param definition the limit's definition
@@ -228,10 +236,26 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
      * @param cost how many
      */
     public final void refund(long nowMillis, long acquiredAtMillis, long cost) {
+        refund(nowMillis, acquiredAtMillis, 0, cost);
+    }
+
+    /**
+     * Gives back {@code cost} permits admitted at {@code acquiredAtMillis} by a decision of
+     * {@code decidedInGeneration}, if they are still in the window and this counter was neither made
+     * nor reset after that generation.
+     * @param nowMillis the current time
+     * @param acquiredAtMillis when they were admitted
+     * @param decidedInGeneration the backend's generation at the decision ({@link Decisions#generation()}),
+     * or 0 when unknown: then the time alone tells
+     * @param cost how many
+     */
+    public final void refund(long nowMillis, long acquiredAtMillis, long decidedInGeneration, long cost) {
         synchronized (monitor()) {
             if (!retired()) {
                 advance(nowMillis);
-                if (acquiredAtMillis >= this.countedSinceMillis && acquiredAtMillis > nowMillis - windowMillis()) {
+                boolean sameGeneration = decidedInGeneration == 0 || decidedInGeneration >= this.generation;
+                if (sameGeneration && acquiredAtMillis >= this.countedSinceMillis
+                        && acquiredAtMillis > nowMillis - windowMillis()) {
                     remove(acquiredAtMillis, cost);
                 }
                 publish();
@@ -265,14 +289,35 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
      * @param nowMillis the current time
      */
     public final void reset(long nowMillis) {
+        reset(nowMillis, this.generation);
+    }
+
+    /**
+     * Forgets every counted permit and enters a new generation: a later refund of a decision of an
+     * earlier one gives nothing back.
+     * @param nowMillis the current time
+     * @param newGeneration the backend's generation from now on, greater than any a decision was given
+     */
+    public final void reset(long nowMillis, long newGeneration) {
         synchronized (monitor()) {
             if (!retired()) {
                 advance(nowMillis);
                 clear();
                 this.countedSinceMillis = Long.MAX_VALUE;
+                this.generation = newGeneration;
                 publish();
             }
         }
+    }
+
+    /**
+     * Sets the generation of a counter not yet shared: the backend's when it is made.
+     * @param generation the backend's generation now
+     * @return this counter
+     */
+    final WindowCounter startingAt(long generation) {
+        this.generation = generation;
+        return this;
     }
 
     /**
@@ -300,6 +345,21 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
      * @throws IllegalArgumentException if a counter appears twice or a cost does not fit its limit
      */
     public static Decisions tryAcquireAll(long nowMillis, WindowCounter[] counters, long[] costs, long[] limits) {
+        return tryAcquireAll(nowMillis, 0, counters, costs, limits);
+    }
+
+    /**
+     * As {@link #tryAcquireAll(long, WindowCounter[], long[], long[])}, for a backend that numbers its
+     * resets: the decisions carry {@code generation}, which a refund compares with the counters'.
+     * @param nowMillis the current time
+     * @param generation the backend's generation, read before the counters were looked up
+     * @param counters distinct counters
+     * @param costs the cost for each counter
+     * @param limits the limit for each counter
+     * @return the decisions, all-or-nothing; null if one of the counters was retired
+     */
+    public static Decisions tryAcquireAll(long nowMillis, long generation, WindowCounter[] counters, long[] costs,
+            long[] limits) {
         int count = counters.length;
         if (costs.length != count || limits.length != count) {
             throw new IllegalArgumentException("Expected one cost and one limit per counter");
@@ -318,7 +378,7 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
         // decision that meets some takes the tie-breaker first, so two such decisions never overlap.
         WindowCounter[] lockOrder = counters.clone();
         Arrays.sort(lockOrder, Comparator.comparingInt((WindowCounter counter) -> identityOf(counter.monitor())));
-        Supplier<Decisions> decide = () -> decideLocked(nowMillis, counters, costs, limits);
+        Supplier<Decisions> decide = () -> decideLocked(nowMillis, generation, counters, costs, limits);
         for (int i = 1; i < count; i++) {
             Object previous = lockOrder[i - 1].monitor();
             Object next = lockOrder[i].monitor();
@@ -345,7 +405,8 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
         }
     }
 
-    private static Decisions decideLocked(long nowMillis, WindowCounter[] counters, long[] costs, long[] limits) {
+    private static Decisions decideLocked(long nowMillis, long generation, WindowCounter[] counters, long[] costs,
+            long[] limits) {
         int count = counters.length;
         for (WindowCounter counter : counters) {
             if (counter.retired()) {
@@ -367,7 +428,7 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
             decisions.add(counters[i].decision(nowMillis, limits[i], retryAfterMillis[i]));
             counters[i].publish();
         }
-        return new Decisions(allFit, List.copyOf(decisions), nowMillis);
+        return new Decisions(allFit, List.copyOf(decisions), nowMillis, generation);
     }
 
     static void checkCost(long cost, long limit) {

@@ -239,8 +239,9 @@ public final class RedisBackend implements RateLimitBackend {
         List<List<Integer>> groups = groups(requests);
         for (int g = 0; g < groups.size(); g++) {
             List<LimitRequest> selected = SplitDecision.select(requests, groups.get(g));
-            this.runner.run(route(selected).keys(), arguments(REFUND, time,
-                    bytes(decidedAtMillis(taken, groups.size(), g)), limitsOf(selected), costsOf(selected)));
+            Decisions part = partOf(taken, groups.size(), g);
+            this.runner.run(route(selected).keys(), ScriptMessages.undo(REFUND, time, part.decidedAtMillis(),
+                    part.generation(), limitsOf(selected), costsOf(selected)));
         }
     }
 
@@ -273,8 +274,9 @@ public final class RedisBackend implements RateLimitBackend {
             for (int i = 0; i < differences.length; i++) {
                 differences[i] = charges[changed.get(i)] - selected.get(i).cost();
             }
-            this.runner.run(route(selected).keys(), arguments(SETTLE, time,
-                    bytes(decidedAtMillis(taken, groups.size(), g)), limitsOf(selected), differences));
+            Decisions part = partOf(taken, groups.size(), g);
+            this.runner.run(route(selected).keys(), ScriptMessages.undo(SETTLE, time, part.decidedAtMillis(),
+                    part.generation(), limitsOf(selected), differences));
         }
     }
 
@@ -289,10 +291,9 @@ public final class RedisBackend implements RateLimitBackend {
         this.runner.deleteMatching(this.keys.counterPattern());
     }
 
-    /** When Redis decided group {@code g} of a call: by its own script when decided slot by slot. */
-    private static long decidedAtMillis(Decisions taken, int groups, int g) {
-        return (groups > 1 && taken.parts().size() == groups) ? taken.parts().get(g).decidedAtMillis()
-                : taken.decidedAtMillis();
+    /** How Redis decided group {@code g} of a call (its time, its generation): by its own script when decided slot by slot. */
+    private static Decisions partOf(Decisions taken, int groups, int g) {
+        return (groups > 1 && taken.parts().size() == groups) ? taken.parts().get(g) : taken;
     }
 
     @Override
@@ -363,8 +364,8 @@ public final class RedisBackend implements RateLimitBackend {
             List<LimitRequest> requests) {
         timeout.lateReply().thenAccept((late) -> {
             if (late.get(0) == 1) {
-                this.runner.runLater(counterKeys, arguments(REFUND, now(), bytes(late.get(1)), limitsOf(requests),
-                        costsOf(requests)));
+                this.runner.runLater(counterKeys, ScriptMessages.undo(REFUND, now(), late.get(1),
+                        ScriptMessages.generation(late, requests.size()), limitsOf(requests), costsOf(requests)));
             }
         });
         return timeout;

@@ -16,9 +16,10 @@ import io.slidinglimiter.core.LimitRequest;
  * {@code ARGV} are the operation, the time (empty: Redis's own), the time of the acquisition an
  * operation refers to (or the caller's deadline), then five per limit (algorithm, window,
  * sub-windows, limit, cost); a lease adds the permits wanted, a give-back the counter's creation
- * time. Its reply is whether all were admitted, the Redis time, then four per limit (admitted,
- * remaining, retry after, reset after), then for the operations that need them the count, the
- * lease's size, its sub-window's end and the counter's creation time.
+ * time; a refund or a settle adds the generation of the decision it undoes. Its reply is whether all
+ * were admitted, the Redis time, then four per limit (admitted, remaining, retry after, reset
+ * after), then for the operations that need them the decision's generation, the count, the
+ * lease's size, its sub-window's end and the counter's generation.
  */
 final class ScriptMessages {
 
@@ -120,7 +121,26 @@ final class ScriptMessages {
         for (int i = 0; i < requests.size(); i++) {
             decisions.add(decision(reply, i, requests.get(i).limit().limit()));
         }
-        return new Decisions(reply.get(0) == 1, List.copyOf(decisions), reply.get(1));
+        return new Decisions(reply.get(0) == 1, List.copyOf(decisions), reply.get(1),
+                generation(reply, requests.size()));
+    }
+
+    /** The generation an acquisition's reply ends with, after its limits' decisions; 0 when it has none. */
+    static long generation(List<Long> reply, int limits) {
+        int index = 2 + 4 * limits;
+        return (reply.size() > index) ? reply.get(index) : 0;
+    }
+
+    /**
+     * The arguments of a refund or a settle: those of {@link #arguments}, then the generation of the
+     * decision it undoes, so that a counter made since (a reset) gives nothing back.
+     */
+    static byte[][] undo(byte[] operation, byte[] time, long acquiredAtMillis, long generation,
+            List<LimitDefinition> limits, long[] costs) {
+        byte[][] args = arguments(operation, time, bytes(acquiredAtMillis), limits, costs);
+        byte[][] withGeneration = Arrays.copyOf(args, args.length + 1);
+        withGeneration[args.length] = bytes(generation);
+        return withGeneration;
     }
 
     /** The decision of one limit in a reply. */

@@ -16,6 +16,7 @@
 --              1 sliding log), window millis, sub-windows, permits per window, cost; for "settle", the
 --              cost is the charge minus what was taken: below zero given back to the sub-window the
 --              permits came from, above zero counted now, whether or not it fits
+-- ARGV[4 + 5n] for "refund" and "settle" of n limits, the generation of the decision (now.lua)
 --
 -- "lease" (one sliding-window-counter limit) takes the call's cost and up to ARGV[9] - cost permits more
 -- (the permits the instance expects to admit before the sub-window ends), counted at once in the
@@ -29,7 +30,7 @@
 -- Returns { all allowed (1 or 0; -1 when run after the caller's deadline, with nothing changed), the
 -- time decided at, then four per limit: allowed (1 or 0),
 -- remaining, retry-after millis, reset-after millis; for "peek", then the count of each limit (which
--- charges may carry past the limit) }. A rejected call consumes nothing; a limit
+-- charges may carry past the limit), for "acquire", then the decision's generation (now.lua) }. A rejected call consumes nothing; a limit
 -- that would have admitted it alone says allowed 1. Waits never exceed the window.
 local operation = ARGV[1]
 -- now: the decision's time, read by now.lua.
@@ -49,9 +50,9 @@ for i = 1, #KEYS do
   }
   specs[i] = spec
   if spec.algorithm == swc then
-    counters[i] = swc.load(KEYS[i], spec.window, spec.slots, now)
+    counters[i] = swc.load(KEYS[i], spec.window, spec.slots, now, generation)
   else
-    counters[i] = log.load(KEYS[i], spec.window, now)
+    counters[i] = log.load(KEYS[i], spec.window, now, generation)
   end
 end
 
@@ -60,10 +61,14 @@ local function ttl(spec)
   return spec.window + 1000
 end
 
+-- For "refund" and "settle": the generation of the decision undone (its reply's last value), or
+-- 0 when unknown; a counter made after it (reset, or expired and made anew) gives nothing back.
+local decided_in = tonumber(ARGV[4 + 5 * #KEYS]) or 0
+
 if operation == 'refund' then
   local acquired_at = tonumber(ARGV[3])
   for i = 1, #KEYS do
-    specs[i].algorithm.refund(counters[i], acquired_at, specs[i].cost)
+    specs[i].algorithm.refund(counters[i], acquired_at, decided_in, specs[i].cost)
     specs[i].algorithm.persist(counters[i], ttl(specs[i]))
   end
   return { 1, now }
@@ -74,7 +79,7 @@ if operation == 'settle' then
   for i = 1, #KEYS do
     local spec, difference = specs[i], specs[i].cost
     if difference < 0 then
-      spec.algorithm.refund(counters[i], acquired_at, -difference)
+      spec.algorithm.refund(counters[i], acquired_at, decided_in, -difference)
     elseif difference > 0 then
       spec.algorithm.add(counters[i], now, difference)
     end
@@ -86,7 +91,7 @@ end
 if operation == 'give-back' then
   local spec, c = specs[1], counters[1]
   if spec.algorithm == swc and not c.fresh and c.stamp == tonumber(ARGV[9]) then
-    swc.refund(c, tonumber(ARGV[3]), spec.cost)
+    swc.refund(c, tonumber(ARGV[3]), 0, spec.cost)
     swc.persist(c, ttl(spec))
   end
   return { 1, now }
@@ -146,5 +151,7 @@ if operation == 'peek' then
   for i = 1, #KEYS do
     result[#result + 1] = specs[i].algorithm.used(counters[i])
   end
+else
+  result[#result + 1] = generation
 end
 return result

@@ -20,20 +20,20 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
     if total + cost <= limit then
       total = total + cost
       redis.call('HSET', key, 't', int(total), index, int(count + cost))
-      return { 1, now, 1, limit - total, 0, expiry }
+      return { 1, now, 1, limit - total, 0, expiry, generation }
     end
     if total == count then
       -- Every permit counted is in the newest slot: it is the one that frees them.
-      return { 0, now, 0, math.max(0, limit - total), expiry, expiry }
+      return { 0, now, 0, math.max(0, limit - total), expiry, expiry, generation }
     end
   elseif not newest or slot - newest >= slots then
     -- No counter, another geometry or type, or nothing left in the window: start afresh.
     if fields.err or fields[1] then
       discard(key)
     end
-    redis.call('HSET', key, 'g', geometry, 's', int(slot), 't', int(cost), index, int(cost), 'c', int(now))
+    redis.call('HSET', key, 'g', geometry, 's', int(slot), 't', int(cost), index, int(cost), 'c', int(generation))
     redis.call('PEXPIRE', key, window + 1000)
-    return { 1, now, 1, limit - cost, 0, expiry }
+    return { 1, now, 1, limit - cost, 0, expiry, generation }
   elseif slot > newest then
     -- Later slots: the ones being reused leave the window, all in one read and one delete.
     local leaving = {}
@@ -53,7 +53,7 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
         redis.call('HDEL', key, unpack(leaving))
       end
       redis.call('PEXPIRE', key, window + 1000)
-      return { 1, now, 1, limit - total - cost, 0, expiry }
+      return { 1, now, 1, limit - total - cost, 0, expiry, generation }
     end
   end
 end

@@ -3,7 +3,8 @@
 --
 -- One member per admission, whatever its cost, scored by its time in epoch milliseconds and named
 -- "<cost>:<id>", the id unique in the key. Three members with negative scores, below every time,
--- hold the state as -1 - value: "~t" the permits counted, "~s" the last id given, "~w" the window.
+-- hold the state as -1 - value: "~t" the permits counted, "~s" the last id given, "~w" the window;
+-- a fourth, "~c", the generation the log was made in (see now.lua).
 -- A permit counts while its time is in (now - window, now]. A key of another type, or a log of
 -- another window, is counted as empty and replaced when written.
 --
@@ -16,15 +17,17 @@ local function cost_of(member)
   return tonumber(string.match(member, '^(%d+):'))
 end
 
-function log.load(key, window, now)
+function log.load(key, window, now, generation)
   local c = { key = key, window = window, oldest = now - window }
-  local state = redis.pcall('ZMSCORE', key, '~t', '~s', '~w')
+  local state = redis.pcall('ZMSCORE', key, '~t', '~s', '~w', '~c')
   if state.err or tonumber(state[3]) ~= -1 - window then
-    c.total, c.id, c.fresh = 0, 0, true
+    c.total, c.id, c.fresh, c.stamp = 0, 0, true, generation
     c.discard = state.err ~= nil or redis.call('EXISTS', key) == 1
     return c
   end
   c.total, c.id = -1 - tonumber(state[1]), -1 - tonumber(state[2])
+  -- A log an earlier version made has no stamp: it holds whatever was admitted into it.
+  c.stamp = state[4] and (-1 - tonumber(state[4])) or 0
   local expired = redis.call('ZRANGEBYSCORE', key, 0, int(c.oldest))
   for i = 1, #expired do
     c.total = c.total - cost_of(expired[i])
@@ -78,8 +81,8 @@ end
 
 -- Gives back cost permits admitted at acquired_at: an admission of exactly that cost if there is
 -- one, else as much as the admissions of that millisecond hold.
-function log.refund(c, acquired_at, cost)
-  if c.fresh or acquired_at <= c.oldest then
+function log.refund(c, acquired_at, decided_in, cost)
+  if c.fresh or acquired_at <= c.oldest or made_after(c.stamp, acquired_at, decided_in) then
     return
   end
   local members = redis.call('ZRANGEBYSCORE', c.key, int(acquired_at), int(acquired_at))
@@ -115,6 +118,10 @@ function log.persist(c, ttl)
     discard(c.key)
   end
   local members = { int(-1 - c.total), '~t', int(-1 - c.id), '~s', int(-1 - c.window), '~w' }
+  if c.fresh then
+    members[#members + 1] = int(-1 - c.stamp)
+    members[#members + 1] = '~c'
+  end
   if c.added then
     members[#members + 1] = int(c.added[1])
     members[#members + 1] = c.added[2]

@@ -2,7 +2,7 @@
 -- Loaded as part of decide.lua; it defines functions only and touches no key by itself.
 --
 -- The hash holds: "g" the geometry ("<slots>:<slotMillis>"), "s" the newest slot number
--- (epoch millis / slotMillis), "t" the rolling total, "c" the time the counter was created (which
+-- (epoch millis / slotMillis), "t" the rolling total, "c" the generation the counter was made in (which
 -- tells a lease's give-back whether the counter it came from is still there: a reset or a new
 -- geometry creates another), and one field per slot in use, named by its index in the ring
 -- ("0" .. slots-1). A hash of another geometry, or a key of another type (a
@@ -14,14 +14,14 @@
 -- see discard.lua for why the first write must be one that Redis refuses under maxmemory.
 local swc = {}
 
-function swc.load(key, window, slots, now)
+function swc.load(key, window, slots, now, generation)
   local slot_ms = window / slots
   local c = { key = key, n = slots, slot_ms = slot_ms, window = window, geometry = int(slots) .. ':' .. int(slot_ms) }
   local slot = math.floor(now / slot_ms)
   -- The newest slot's count comes with the header, so admitting is one HSET, not HINCRBY + HSET.
   local fields = redis.pcall('HMGET', key, 'g', 's', 't', slot % slots, 'c')
   if fields.err or fields[1] ~= c.geometry then
-    c.cur, c.previous, c.total, c.count, c.fresh, c.stamp = slot, slot, 0, 0, true, now
+    c.cur, c.previous, c.total, c.count, c.fresh, c.stamp = slot, slot, 0, 0, true, generation
     c.discard = (fields.err or fields[1]) and true
     return c
   end
@@ -29,7 +29,7 @@ function swc.load(key, window, slots, now)
   c.previous, c.count, c.stamp = c.cur, tonumber(fields[4]) or 0, tonumber(fields[5]) or 0
   local steps = slot - c.cur
   if steps >= slots then
-    c.cur, c.previous, c.total, c.count, c.fresh, c.discard, c.stamp = slot, slot, 0, 0, true, true, now
+    c.cur, c.previous, c.total, c.count, c.fresh, c.discard, c.stamp = slot, slot, 0, 0, true, true, generation
   elseif steps > 0 then
     -- The slots being reused leave the window: their counts leave the total, in one read.
     local leaving = {}
@@ -103,11 +103,12 @@ function swc.reset_after(c, now)
   return 0
 end
 
--- Gives back what an admission at acquired_at took, if its slot is still in the window.
-function swc.refund(c, acquired_at, cost)
+-- Gives back what an admission at acquired_at, of generation decided_in (0: unknown), took, if its
+-- slot is still in the window.
+function swc.refund(c, acquired_at, decided_in, cost)
   local slot = math.floor(acquired_at / c.slot_ms)
   -- A counter made after the admission (it was reset, or it expired) does not hold its permits.
-  if c.fresh or slot > c.cur or slot <= c.cur - c.n or acquired_at < c.stamp then
+  if c.fresh or slot > c.cur or slot <= c.cur - c.n or made_after(c.stamp, acquired_at, decided_in) then
     return
   end
   local index, held = slot % c.n, 0

@@ -18,3 +18,17 @@ local function discard(key)
   redis.call('SET', key, '')
   redis.call('DEL', key)
 end
+
+-- Whether a counter stamped at its making (its generation: Redis microseconds, or milliseconds for
+-- a counter an earlier version made) was made after a decision of generation decided_in, taken at
+-- acquired_at: then it does not hold what that decision took. Without the decision's generation,
+-- its time tells, which cannot tell a reset's millisecond apart.
+local function made_after(stamp, acquired_at, decided_in)
+  if decided_in > 0 and stamp > 1e14 then
+    return decided_in < stamp
+  end
+  if stamp > 1e14 then
+    stamp = math.floor(stamp / 1000)
+  end
+  return acquired_at < stamp
+end

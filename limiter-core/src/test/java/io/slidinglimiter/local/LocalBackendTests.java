@@ -243,6 +243,40 @@ class LocalBackendTests {
         assertThat(this.backend.peek(this.login, "alice").remaining()).isEqualTo(5);
     }
 
+    /**
+     * Never over at a reset, however the clock reads: five admitted, a reset, five admitted again, then
+     * a refund and a settle of decisions made before the reset, all in one millisecond, give nothing
+     * back (the counter's generation tells before from after, where time cannot), for both algorithms
+     * and for a reset of one key or of every key.
+     */
+    @Test
+    void aRefundOrSettleOfADecisionBeforeAResetInItsMillisecondGivesNothingBack() {
+        LimitDefinition log = new LimitDefinition("log", 5, Duration.ofMinutes(1), 1, Algorithm.SLIDING_LOG);
+        for (LimitDefinition limit : List.of(this.login, log)) {
+            for (boolean every : new boolean[] { false, true }) {
+                String key = "mallory-" + every;
+                List<LimitRequest> one = List.of(new LimitRequest(limit, key, 1));
+                Decisions before = this.backend.tryAcquireAll(one);
+                List<LimitRequest> two = List.of(new LimitRequest(limit, key, 2));
+                Decisions settledBefore = this.backend.tryAcquireAll(two);
+                assertThat(admitted(limit, key, 2)).isEqualTo(2);
+                if (every) {
+                    this.backend.resetAll();
+                }
+                else {
+                    this.backend.reset(limit, key);
+                }
+                assertThat(admitted(limit, key, 5)).as("after the reset").isEqualTo(5);
+                this.backend.refund(one, before);
+                this.backend.settle(two, settledBefore, new long[] { 0 });
+                assertThat(this.backend.tryAcquire(limit, key, 1).allowed())
+                        .as("%s: a sixth since the %s, in the same millisecond", limit.name(),
+                                every ? "reset of every key" : "reset")
+                        .isFalse();
+            }
+        }
+    }
+
     @Test
     void aRefundForAKeyWithoutACounterCreatesNone() {
         Decisions taken = new Decisions(true, List.of(new Decision(true, 5, 4, 0, 0)), this.time.currentTimeMillis());

@@ -123,8 +123,8 @@ class RedisBackendOperationsTests {
     void aSlidingLogStoresOneEntryPerAdmissionAndRefundsExactly() {
         LimitDefinition huge = new LimitDefinition("huge", 2_000_000, Duration.ofMinutes(1), 1, Algorithm.SLIDING_LOG);
         assertThat(backend.tryAcquireAllAt(T0, List.of(new LimitRequest(huge, "alice", 1_000_000))).allowed()).isTrue();
-        assertThat(redis.server().<Long>call((redis) -> redis.zcard("limiter:{alice}:huge"))).as("one entry and the state")
-                .isEqualTo(4L);
+        assertThat(redis.server().<Long>call((redis) -> redis.zcard("limiter:{alice}:huge"))).as("one entry, the state and the log's generation")
+                .isEqualTo(5L);
         assertThat(backend.peekAt(T0 + 1, huge, "alice").remaining()).isEqualTo(1_000_000);
 
         LimitDefinition two = new LimitDefinition("two", 2, Duration.ofMinutes(1), 1, Algorithm.SLIDING_LOG);

@@ -225,6 +225,38 @@ class RedisBackendTests {
         assertThat(backend.peekAt(t + 8, limit, "k").remaining()).isEqualTo(10);
     }
 
+    /**
+     * Never over at a reset, whatever the clocks say: with every call at one fixed millisecond (the
+     * test's time; Redis's own clock still numbers the generations), a refund and a settle of
+     * decisions made before a reset give nothing back, for both algorithms; decisions after it are
+     * still given back.
+     */
+    @Test
+    void aRefundOrSettleOfADecisionBeforeAResetInItsMillisecondGivesNothingBack() {
+        long t = 1_700_000_000_000L;
+        for (LimitDefinition limit : List.of(LimitDefinition.of("same-ms-counter", 5, Duration.ofSeconds(10), 10),
+                new LimitDefinition("same-ms-log", 5, Duration.ofSeconds(10), 1, Algorithm.SLIDING_LOG))) {
+            List<LimitRequest> one = List.of(new LimitRequest(limit, "k", 1));
+            List<LimitRequest> two = List.of(new LimitRequest(limit, "k", 2));
+            Decisions before = backend.tryAcquireAllAt(t, one);
+            Decisions settledBefore = backend.tryAcquireAllAt(t, two);
+            assertThat(before.generation()).as("the decision's generation").isPositive();
+            backend.reset(limit, "k");
+            Decisions after = null;
+            for (int i = 0; i < 5; i++) {
+                after = backend.tryAcquireAllAt(t, one);
+                assertThat(after.allowed()).as("%s: admission %d after the reset", limit.name(), i + 1).isTrue();
+            }
+            backend.refundAt(t, one, before);
+            backend.settleAt(t, two, settledBefore, new long[] { 0 });
+            assertThat(backend.tryAcquireAllAt(t, one).allowed()).as("%s: a sixth since the reset", limit.name())
+                    .isFalse();
+            backend.refundAt(t, one, after);
+            assertThat(backend.peekAt(t, limit, "k").remaining()).as("%s: a refund after the reset", limit.name())
+                    .isEqualTo(1);
+        }
+    }
+
     @Test
     void aChangedGeometryStartsAfreshAndAChangedLimitKeepsTheCounts() {
         LimitDefinition tenSlots = LimitDefinition.of("api", 5, Duration.ofMinutes(1), 10);
