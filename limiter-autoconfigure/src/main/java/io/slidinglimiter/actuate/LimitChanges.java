@@ -1,16 +1,19 @@
 package io.slidinglimiter.actuate;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
+import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.redis.RedisLimitOverrides;
 
@@ -22,6 +25,9 @@ import io.slidinglimiter.redis.RedisLimitOverrides;
  * limit when the change is reverted, and removes a change made under another configuration (a new
  * configured value wins). So a change survives restarts and rolling deploys of the same
  * configuration, until it is reverted or the configuration changes.
+ * <p>
+ * A limit the limit's backend cannot count exactly is refused when it is asked for, and a stored one
+ * (written by another version, or by hand) is ignored with one error: the limit keeps its value.
  */
 public final class LimitChanges implements SmartInitializingSingleton, DisposableBean {
 
@@ -46,6 +52,12 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
 
     private ScheduledExecutorService poller;
 
+    /** The most permits per window each limit's backend counts exactly. */
+    private final ToLongFunction<LimitDefinition> largestLimit;
+
+    /** Stored changes found invalid and logged, by limit name, so that each is logged once. */
+    private final Set<String> invalidLogged = ConcurrentHashMap.newKeySet();
+
     /**
      * Changes for this instance only.
      * @param registry the limits
@@ -55,24 +67,71 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
     }
 
     /**
+     * Changes for this instance only, within what each limit's backend counts exactly.
+     * @param registry the limits
+     * @param largestLimit the most permits per window each limit's backend counts exactly
+     */
+    public LimitChanges(LimitRegistry registry, ToLongFunction<LimitDefinition> largestLimit) {
+        this(registry, null, 0, largestLimit);
+    }
+
+    /**
      * Changes shared through Redis.
      * @param registry the limits
      * @param shared where every instance finds the changes, or null for this instance only
      * @param periodMillis how often stored changes are read
      */
     public LimitChanges(LimitRegistry registry, RedisLimitOverrides shared, long periodMillis) {
+        this(registry, shared, periodMillis, (definition) -> Long.MAX_VALUE);
+    }
+
+    /**
+     * Changes shared through Redis, within what each limit's backend counts exactly.
+     * @param registry the limits
+     * @param shared where every instance finds the changes, or null for this instance only
+     * @param periodMillis how often stored changes are read
+     * @param largestLimit the most permits per window each limit's backend counts exactly
+     */
+    public LimitChanges(LimitRegistry registry, RedisLimitOverrides shared, long periodMillis,
+            ToLongFunction<LimitDefinition> largestLimit) {
         this.registry = registry;
         this.shared = shared;
         this.periodMillis = periodMillis;
+        this.largestLimit = largestLimit;
+    }
+
+    /**
+     * Why a limit cannot take {@code limit} permits per window, or null when it can.
+     * @param name the limit's name, registered
+     * @param limit the permits per window asked for
+     * @return the reason, naming the bound and the property that changes it; null when valid
+     */
+    public String problem(String name, long limit) {
+        if (limit <= 0) {
+            return "limit must be greater than 0, but was " + limit;
+        }
+        long largest = this.largestLimit.applyAsLong(this.registry.get(name));
+        if (limit > largest) {
+            return "limit " + limit + " is more than the backend of limit '" + name + "' counts exactly (" + largest
+                    + "): ask for at most " + largest + ", or set limiter.limits." + name + ".backend to one that"
+                    + " counts more";
+        }
+        return null;
     }
 
     /**
      * Changes a limit's permits per window.
      * @param name the limit's name, registered
      * @param limit the new permits per window, greater than 0
+     * @throws IllegalArgumentException when the limit's backend cannot count {@code limit} exactly
+     * ({@link #problem} says why); nothing changes then
      * @throws io.slidinglimiter.redis.RedisBackendException when the change cannot be shared
      */
     public void change(String name, long limit) {
+        String problem = problem(name, limit);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
         long configuredLimit = configuredLimit(name);
         if (this.shared != null) {
             this.shared.store(name, limit, configuredLimit);
@@ -159,7 +218,16 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
             long configuredLimit = configuredLimit(name);
             RedisLimitOverrides.Override change = stored.get(name);
             long inForce = configuredLimit;
-            if (change != null && change.configuredLimit() == configuredLimit && change.limit() > 0) {
+            String invalid = (change != null && change.configuredLimit() == configuredLimit)
+                    ? problem(name, change.limit()) : null;
+            if (invalid != null) {
+                if (this.invalidLogged.add(name + "=" + change.stored())) {
+                    logger.error("Limit '" + name + "' has a run-time change stored in Redis that cannot apply ("
+                            + invalid + "; stored as '" + change.stored() + "'): it is ignored, and the limit keeps "
+                            + configuredLimit + ". Revert it with DELETE /actuator/ratelimiters/" + name + ".");
+                }
+            }
+            else if (change != null && change.configuredLimit() == configuredLimit) {
                 inForce = change.limit();
             }
             else if (change != null) {

@@ -121,15 +121,36 @@ public class RateLimitersEndpoint {
     }
 
     /**
-     * Changes a limit's permits per window, keeping the counts.
+     * Changes a limit's permits per window, keeping the counts. Only {@code limit} changes at run
+     * time: a window, its sub-windows, the algorithm or the backend change how a limit counts, which
+     * is the configuration's to say ({@code limiter.limits.<name>}, live or at a restart), so a
+     * request that names one of them changes nothing and answers 400.
      * @param name the limit's name
-     * @param limit the new permits per window, a whole number greater than 0
-     * @return the limit as changed; 404 for an unknown name, 400 for a bad limit
+     * @param limit the new permits per window, a whole number greater than 0, at most what the
+     * limit's backend counts exactly
+     * @param window refused when given
+     * @param subWindows refused when given
+     * @param algorithm refused when given
+     * @param backend refused when given
+     * @return the limit as changed; 404 for an unknown name, 400 for a bad limit or another field
      */
     @WriteOperation
-    public WebEndpointResponse<Map<String, Object>> updateLimit(@Selector String name, @Nullable String limit) {
+    public WebEndpointResponse<Map<String, Object>> updateLimit(@Selector String name, @Nullable String limit,
+            @Nullable String window, @Nullable String subWindows, @Nullable String algorithm,
+            @Nullable String backend) {
         if (this.registry.find(name).isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        Map<String, String> other = new LinkedHashMap<>();
+        other.put("window", window);
+        other.put("subWindows", subWindows);
+        other.put("algorithm", algorithm);
+        other.put("backend", backend);
+        other.values().removeIf((value) -> value == null);
+        if (!other.isEmpty()) {
+            return error("Only limit changes at run time; " + other.keySet() + " change how the limit counts:"
+                    + " set them in limiter.limits." + name + " (applied live where Spring Cloud's refresh is"
+                    + " used, else at the next start). Nothing was changed.");
         }
         long newLimit;
         try {
@@ -138,9 +159,12 @@ public class RateLimitersEndpoint {
         catch (NumberFormatException ex) {
             return error("limit must be a whole number greater than 0, but was '" + limit + "'");
         }
-        if (newLimit <= 0) {
-            return error((limit == null) ? "Send the new limit, for example {\"limit\": 200}"
-                    : "limit must be greater than 0, but was " + newLimit);
+        if (limit == null) {
+            return error("Send the new limit, for example {\"limit\": 200}");
+        }
+        String problem = this.changes.problem(name, newLimit);
+        if (problem != null) {
+            return error(problem + ". Nothing was changed.");
         }
         try {
             this.changes.change(name, newLimit);

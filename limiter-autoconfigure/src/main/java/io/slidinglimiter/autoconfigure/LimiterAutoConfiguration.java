@@ -65,8 +65,8 @@ public class LimiterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LimitChanges limitChanges(LimitRegistry limitRegistry) {
-        return new LimitChanges(limitRegistry);
+    LimitChanges limitChanges(LimitRegistry limitRegistry, RateLimitBackend rateLimitBackend) {
+        return new LimitChanges(limitRegistry, rateLimitBackend::largestLimit);
     }
 
     /** Live changes of limiter.limits, where Spring Cloud publishes EnvironmentChangeEvent. */

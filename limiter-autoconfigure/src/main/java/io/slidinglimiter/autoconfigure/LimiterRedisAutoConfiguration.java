@@ -311,9 +311,10 @@ public class LimiterRedisAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LimitChanges limitChanges(LimitRegistry limitRegistry, LettuceScriptRunner limiterRedisScriptRunner,
-            LimiterProperties properties) {
+            LimiterProperties properties, RateLimitBackend rateLimitBackend) {
         return new LimitChanges(limitRegistry,
-                new RedisLimitOverrides(limiterRedisScriptRunner, properties.getKeyPrefix()), 1_000);
+                new RedisLimitOverrides(limiterRedisScriptRunner, properties.getKeyPrefix()), 1_000,
+                rateLimitBackend::largestLimit);
     }
 
     /**

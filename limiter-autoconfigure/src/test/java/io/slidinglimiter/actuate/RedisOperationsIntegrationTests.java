@@ -11,11 +11,15 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * Operations on limits that live in Redis, over real HTTP, with applications started and stopped
  * as a rolling deploy would: run-time changes, their end, an outage, and health.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisOperationsIntegrationTests {
 
     private final HttpClient http = HttpClient.newHttpClient();
@@ -76,6 +81,65 @@ class RedisOperationsIntegrationTests {
         awaitLimit(second, 9);
         awaitLimit(restarted, 9);
         assertThat(this.redis.<Long>call((commands) -> commands.hlen("limiter:limits"))).isZero();
+    }
+
+    /**
+     * A limit Redis cannot count exactly is refused at the door (400 naming the bound), as is a field
+     * that cannot change at run time; nothing is stored. A value planted in Redis is ignored with one
+     * ERROR, and the limit keeps its configured value on every instance, after a restart too.
+     */
+    @Test
+    void aValueTheBackendCannotHoldIsRefusedAndAStoredOneIsIgnored(CapturedOutput output) throws Exception {
+        ConfigurableApplicationContext app = application(9);
+        HttpResponse<String> huge = post(app, "/actuator/ratelimiters/api", "{\"limit\": 9223372036854775807}");
+        assertThat(huge.statusCode()).isEqualTo(400);
+        assertThat(huge.body()).contains("9007199254740991").contains("limiter.limits.api.backend")
+                .contains("Nothing was changed");
+        HttpResponse<String> window = post(app, "/actuator/ratelimiters/api",
+                "{\"limit\": 3, \"window\": \"0s\", \"subWindows\": -1}");
+        assertThat(window.statusCode()).isEqualTo(400);
+        assertThat(window.body()).contains("[window, subWindows]").contains("limiter.limits.api");
+        assertThat(this.redis.<Long>call((commands) -> commands.hlen("limiter:limits"))).as("nothing stored").isZero();
+        assertThat(get(app, "/actuator/ratelimiters/api").body()).contains("\"limit\":9,");
+
+        this.redis.call((commands) -> commands.hset("limiter:limits", "api", "9223372036854775807:9"));
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> output.getOut().contains("has a run-time change stored in Redis that cannot apply"));
+        ConfigurableApplicationContext restarted = application(9);
+        Thread.sleep(2_500); // both instances read the stored changes twice at least (once a second)
+        for (ConfigurableApplicationContext each : List.of(app, restarted)) {
+            assertThat(get(each, "/actuator/ratelimiters/api").body()).contains("\"limit\":9,");
+            assertThat(get(each, "/api?user=stored").statusCode()).isEqualTo(200);
+            assertThat(get(each, "/actuator/health/ratelimiter").body()).contains("\"status\":\"UP\"");
+        }
+        assertThat(output.getOut().split("ERROR").length - 1).as("one ERROR per instance, not one per read")
+                .isEqualTo(2);
+    }
+
+    /**
+     * A failure of one limit's own value (here a limit set past what Redis counts, programmatically)
+     * is that limit's alone: its calls follow its own policy, every other limit goes on deciding in
+     * Redis exactly, the breaker stays closed and health UP; one ERROR names the limit.
+     */
+    @Test
+    void aLimitsOwnFailureLeavesOtherLimitsInRedisAndHealthUp(CapturedOutput output) throws Exception {
+        ConfigurableApplicationContext app = application(9);
+        app.getBean(LimitRegistry.class).updateLimit("api", Long.MAX_VALUE);
+        for (int i = 0; i < 30; i++) {
+            assertThat(get(app, "/api?user=u" + i).statusCode()).as("api fails closed alone").isEqualTo(429);
+        }
+        int greeted = 0;
+        for (int i = 0; i < 8; i++) {
+            greeted += (get(app, "/greet?user=alice").statusCode() == 200) ? 1 : 0;
+        }
+        assertThat(greeted).as("greet, decided in Redis: exactly its limit").isEqualTo(5);
+        assertThat(this.redis.<Boolean>call((commands) -> commands.exists("limiter:{alice}:greet") == 1)).isTrue();
+        HttpResponse<String> health = get(app, "/actuator/health/ratelimiter");
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body()).contains("\"status\":\"UP\"");
+        assertThat(output.getOut()).contains("decision of limit 'api' failed in Redis for that limit's own values")
+                .doesNotContain("Redis is failing the rate limiter");
+        assertThat(output.getOut().split("limit 'api' failed in Redis").length - 1).isEqualTo(1);
     }
 
     /** While Redis is down: 503 with a sentence within the timeout, and a key's view says it is local. */

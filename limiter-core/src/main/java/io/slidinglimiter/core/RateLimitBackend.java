@@ -137,6 +137,19 @@ public interface RateLimitBackend extends AutoCloseable {
     }
 
     /**
+     * The most permits per window this backend counts exactly for a limit: a larger limit, from
+     * configuration or set at run time, is refused before it is used.
+     * <pre>{@code
+     * if (newLimit > backend.largestLimit(definition)) { ... refuse the change ... }
+     * }</pre>
+     * @param limit the limit's definition
+     * @return the largest limit it may have here; by default {@link Long#MAX_VALUE}
+     */
+    default long largestLimit(LimitDefinition limit) {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * {@link #tryAcquireAll} without blocking the calling thread: for reactive callers. A backend
      * that never blocks decides at once; otherwise, unless it overrides this with a non-blocking
      * decision (Redis on Lettuce's asynchronous API), the decision runs on {@code blocking}.

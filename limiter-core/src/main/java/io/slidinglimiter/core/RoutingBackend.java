@@ -169,6 +169,11 @@ public class RoutingBackend implements RateLimitBackend {
         return backendFor(limit).mayBlock(limit);
     }
 
+    @Override
+    public long largestLimit(LimitDefinition limit) {
+        return backendFor(limit).largestLimit(limit);
+    }
+
     /** Requests all on one backend go to its own asynchronous decision; a call across backends is split as usual. */
     @Override
     public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {

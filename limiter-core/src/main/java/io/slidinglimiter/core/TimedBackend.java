@@ -186,6 +186,11 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public long largestLimit(LimitDefinition limit) {
+        return this.delegate.largestLimit(limit);
+    }
+
+    @Override
     public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
         Object observed = (this.observer != null) ? this.observer.deciding(names(requests)) : null;
         long start = start();

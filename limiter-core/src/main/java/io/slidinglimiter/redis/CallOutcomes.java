@@ -63,9 +63,14 @@ final class CallOutcomes {
     /**
      * Only Redis's own failures count towards the breaker and the outage: a call that timed out while
      * Redis answered others, or whose reply came soon after, was slow here (a paused or busy JVM, a
-     * queue), and only this call falls back.
+     * queue), and a failure of one limit's own values or data ({@link LimitFaults}) is that limit's:
+     * only this call falls back.
      */
     void recordFailure(RuntimeException ex, CircuitBreaker breaker) {
+        if (LimitFaults.isLimitsOwn(ex)) {
+            // Redis answered, or was never asked: the fault is the limit's, not the shard's.
+            return;
+        }
         if (ex instanceof RedisTimeoutException timeout) {
             timeout.redisFailed().thenAccept((redisFailed) -> {
                 if (redisFailed) {

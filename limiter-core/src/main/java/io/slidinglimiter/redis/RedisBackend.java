@@ -296,6 +296,12 @@ public final class RedisBackend implements RateLimitBackend {
         return (groups > 1 && taken.parts().size() == groups) ? taken.parts().get(g) : taken;
     }
 
+    /** Redis's Lua counts in doubles: {@value RedisBackend#MAX_LIMIT} (2^53 - 1) at the most. */
+    @Override
+    public long largestLimit(LimitDefinition limit) {
+        return MAX_LIMIT;
+    }
+
     @Override
     public Decision peek(LimitDefinition limit, String key) {
         return usage(limit, key).decision();

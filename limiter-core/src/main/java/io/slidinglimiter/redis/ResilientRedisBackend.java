@@ -32,7 +32,9 @@ import io.slidinglimiter.core.TimeSource;
  * at most {@value #DENIAL_CACHE_MILLIS} ms (the denial cache), which never admits what Redis would
  * reject.</li>
  * <li>Only Redis's own failures count: a call that timed out while Redis answered others, or whose
- * reply came soon after, was slow in this JVM ({@link RedisStatus#slowDecisions()}) and falls back alone.</li>
+ * reply came soon after, was slow in this JVM ({@link RedisStatus#slowDecisions()}) and falls back
+ * alone; a failure of one limit's own values or data ({@link LimitFaults}) falls back for that
+ * limit's calls only, logged once, tripping no breaker.</li>
  * <li>Limits that lease ({@link Settings#leased()}) admit a busy key's calls from permits taken from
  * Redis in batches, exactly and never over the limit in any window; a live
  * lease keeps admitting what it holds while Redis fails.</li>
@@ -71,6 +73,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     private final CallOutcomes outcomes;
 
     private final RedisStatus status;
+
+    /** Failures of one limit's own values or data, which are not Redis's. */
+    private final LimitFaults limitFaults = new LimitFaults();
 
     /**
      * Creates the backend.
@@ -312,6 +317,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     /** Redis did not decide: the failure counts against the shard, and the policy decides. */
     private Decision failedOver(RuntimeException ex, LimitDefinition limit, String key, long cost,
             CircuitBreaker breaker) {
+        if (LimitFaults.isLimitsOwn(ex)) {
+            this.limitFaults.record(limit.name(), ex);
+        }
         this.outcomes.recordFailure(ex, breaker);
         return this.policies.decide(limit, key, cost, breaker);
     }
@@ -338,6 +346,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 breaker = failing;
             }
             catch (RuntimeException ex) {
+                if (LimitFaults.isLimitsOwn(ex)) {
+                    this.limitFaults.record(requests.get(0).limit().name(), ex);
+                }
                 shards.forEach((each) -> this.outcomes.recordFailure(ex, each));
             }
         }
@@ -402,6 +413,12 @@ public final class ResilientRedisBackend implements RateLimitBackend {
             this.outcomes.recordFailure(ex, breakerOf(requests.get(0).limit(), requests.get(0).key()));
             throw ex;
         }
+    }
+
+    /** Redis's Lua counts in doubles: {@value RedisBackend#MAX_LIMIT} (2^53 - 1) at the most. */
+    @Override
+    public long largestLimit(LimitDefinition limit) {
+        return this.redis.largestLimit(limit);
     }
 
     @Override
