@@ -1,5 +1,7 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.util.Set;
+
 import java.util.HashMap;
 import java.util.Map;
 
@@ -33,6 +35,7 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.ChargeSettlement;
+import io.slidinglimiter.web.ForwardedHeadersCheck;
 
 /**
  * {@code @RateLimited} on bean methods: an infrastructure advisor, the auto-proxy creator that
@@ -55,6 +58,16 @@ public class LimiterAopAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static LimiterExpressionParser limiterExpressionParser(ConfigurableListableBeanFactory beanFactory) {
         return new LimiterExpressionParser(beanFactory, beanFactory.getBeanClassLoader());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ForwardedHeadersCheck limiterForwardedHeadersCheck(Environment environment,
+            ObjectProvider<LimiterExpressionParser> limiterExpressionParser) {
+        return new ForwardedHeadersCheck(environment, () -> {
+            LimiterExpressionParser parser = limiterExpressionParser.getIfAvailable();
+            return (parser != null) ? parser.readingClientAddress() : Set.of();
+        });
     }
 
     @Bean

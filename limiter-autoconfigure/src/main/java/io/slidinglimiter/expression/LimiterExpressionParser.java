@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentSkipListSet;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -14,6 +15,8 @@ import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
 import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.MethodReference;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -32,6 +35,13 @@ public final class LimiterExpressionParser {
     private final BeanFactory beanFactory;
 
     private final StandardEvaluationContext shared;
+
+    /** The expressions parsed so far that read the client's address, for the start-up check of forwarded headers. */
+    private final Set<String> readingClientAddress = new ConcurrentSkipListSet<>();
+
+    /** What reads a request's client address: the variable, and the requests' own accessors. */
+    private static final Set<String> CLIENT_ADDRESS_READS = Set.of("#clientAddress", "remoteAddr", "remoteAddress",
+            "getRemoteAddr", "getRemoteAddress", "remoteHost", "getRemoteHost");
 
     /**
      * Creates a parser.
@@ -78,6 +88,9 @@ public final class LimiterExpressionParser {
         List<String> problems = new ArrayList<>();
         if (expression instanceof SpelExpression spel) {
             checkReferences(spel.getAST(), variables, problems);
+            if (readsClientAddress(spel.getAST())) {
+                this.readingClientAddress.add(source);
+            }
         }
         if (!problems.isEmpty()) {
             throw new InvalidExpressionException("'" + source + "' " + String.join("; ", problems));
@@ -108,6 +121,37 @@ public final class LimiterExpressionParser {
         for (int i = 0; i < node.getChildCount(); i++) {
             checkReferences(node.getChild(i), variables, problems);
         }
+    }
+
+    /**
+     * The expressions parsed so far that read the client's address ({@code #clientAddress}, or a
+     * request's remote address or host): what a client can choose when forwarded headers are trusted.
+     * @return their sources, sorted
+     */
+    public Set<String> readingClientAddress() {
+        return Set.copyOf(this.readingClientAddress);
+    }
+
+    private static boolean readsClientAddress(SpelNode node) {
+        String name = null;
+        if (node instanceof VariableReference) {
+            name = node.toStringAST();
+        }
+        else if (node instanceof PropertyOrFieldReference property) {
+            name = property.getName();
+        }
+        else if (node instanceof MethodReference method) {
+            name = method.getName();
+        }
+        if (name != null && CLIENT_ADDRESS_READS.contains(name)) {
+            return true;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            if (readsClientAddress(node.getChild(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String describe(Set<String> variables) {

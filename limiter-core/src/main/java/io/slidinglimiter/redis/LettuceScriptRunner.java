@@ -57,13 +57,15 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * stalled server that wakes, a queue replayed after a reconnection) changes nothing.
  * <p>
  * <b>A slow JVM is not a down Redis.</b> A call whose reply is late while Redis keeps answering
- * (replies to other commands arrive on the connection), or while this application is too busy to
- * read it (the waiting thread woke late, or the processors are at least 90 % busy),
- * keeps waiting for its own reply, up to {@code maxWait}: an
- * application overloaded by its own traffic decides in Redis, not by the failure policy. A Redis
- * that answers nothing for {@code timeout} while this JVM runs on time is failing, and the call
- * ends then. A call that timed out all the same, while Redis answered others or with its own reply
- * within a grace period, is a slow call, not an outage ({@link RedisTimeoutException#redisFailed()}).
+ * (replies to other commands arrive on the connection) keeps waiting for its own reply, up to
+ * {@code maxWait}: an application overloaded by its own traffic decides in Redis, not by the
+ * failure policy. Otherwise a call waits the timeout plus the lateness of this JVM's own threads
+ * (the thread that watches it woke that late, and the client's I/O thread may have been kept as
+ * long from reading the reply): how busy the host is with other processes keeps nobody waiting.
+ * A Redis that answers nothing for that long is failing, and the call ends then; a connection known
+ * closed is an outage at the deadline, with no more waiting. A call that timed out all the same,
+ * while Redis answered others or with its own reply within a grace period, is a slow call, not an
+ * outage ({@link RedisTimeoutException#redisFailed()}).
  * <p>
  * Needs no Spring: {@link #LettuceScriptRunner(AbstractRedisClient, Duration, Duration)} takes a
  * plain Lettuce client.
@@ -251,27 +253,43 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
             }
         });
         if (!result.isDone()) {
-            checkLater(result, reply, sentNanos, sentNanos + this.timeoutNanos, node);
+            checkLater(result, reply, sentNanos, sentNanos + this.timeoutNanos, node, false);
         }
         return result;
     }
 
-    /** At {@code deadlineNanos}: fails a call still unanswered, unless it is worth waiting for longer. */
+    /**
+     * At {@code deadlineNanos}: fails a call still unanswered, unless it is worth waiting for longer
+     * ({@link #nextDeadline}).
+     */
     private void checkLater(CompletableFuture<List<Long>> result, CompletableFuture<List<Long>> reply, long sentNanos,
-            long deadlineNanos, String node) {
+            long deadlineNanos, String node, boolean extended) {
         CompletableFuture.delayedExecutor(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
                 .execute(() -> {
                     if (result.isDone()) {
                         return;
                     }
                     long now = System.nanoTime();
-                    if (now - (sentNanos + this.maxWaitNanos) < 0 && this.replies.keepsWaiting(node, sentNanos, deadlineNanos, now)) {
-                        checkLater(result, reply, sentNanos, this.replies.nextDeadline(sentNanos, now), node);
+                    long next = nextDeadline(node, sentNanos, sentNanos, deadlineNanos, now, extended);
+                    if (next != ReplyWatch.GIVE_UP) {
+                        checkLater(result, reply, sentNanos, next, node, true);
                     }
                     else {
                         result.completeExceptionally(timeout(reply, sentNanos, node));
                     }
                 });
+    }
+
+    /**
+     * When a call unanswered at {@code nowNanos} looks again, or {@link ReplyWatch#GIVE_UP}: at once
+     * on a connection known closed (an outage, not a late reply); else by {@link ReplyWatch#nextDeadline}.
+     */
+    private long nextDeadline(String node, long startNanos, long sentNanos, long deadlineNanos, long nowNanos,
+            boolean extended) {
+        if (!this.connection.isOpen()) {
+            return ReplyWatch.GIVE_UP;
+        }
+        return this.replies.nextDeadline(node, startNanos, sentNanos, deadlineNanos, nowNanos, extended);
     }
 
     /**
@@ -393,13 +411,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     }
 
     /**
-     * Waits for a reply: up to the timeout, and on while that is worth it ({@link ReplyWatch#keepsWaiting}),
+     * Waits for a reply: up to the timeout, and on while that is worth it ({@link ReplyWatch#nextDeadline}),
      * up to {@code maxWait} since the call started (and at least the timeout since the command was
      * sent). A reply that arrived while the waiting thread was not running is used, however late the
      * thread woke.
      */
     private <T> T await(CompletableFuture<T> reply, long startNanos, long sentNanos, String node) {
         long deadline = sentNanos + this.timeoutNanos;
+        boolean extended = false;
         while (true) {
             try {
                 return get(reply, Math.max(0, deadline - System.nanoTime()));
@@ -409,13 +428,14 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
                 if (reply.isDone()) {
                     // The reply came while this thread was not running: Redis was in time, this JVM was not.
                     deadline = now;
+                    continue;
                 }
-                else if (now - (startNanos + this.maxWaitNanos) >= 0 || !this.replies.keepsWaiting(node, sentNanos, deadline, now)) {
+                long next = nextDeadline(node, startNanos, sentNanos, deadline, now, extended);
+                if (next == ReplyWatch.GIVE_UP) {
                     throw timeout(reply, sentNanos, node);
                 }
-                else {
-                    deadline = this.replies.nextDeadline(startNanos, now);
-                }
+                deadline = next;
+                extended = true;
             }
         }
     }

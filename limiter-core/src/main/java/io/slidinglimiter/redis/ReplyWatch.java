@@ -11,8 +11,8 @@ import io.lettuce.core.RedisFuture;
 
 /**
  * What the runner knows of Redis's replies: when each node last answered anything, Redis's clock
- * as the last script reply showed it, and from those whether a late call is worth waiting for
- * longer (Redis is answering, or this application is too busy to read its replies on time).
+ * as the last script reply showed it, and from those how long a late call is worth waiting for
+ * (Redis is answering, or this application's own threads run late).
  */
 final class ReplyWatch {
 
@@ -20,11 +20,8 @@ final class ReplyWatch {
 
     private final long maxWaitNanos;
 
-    /** A waiting thread that wakes later than this after its deadline was kept from running: the JVM is busy. */
-    private final long lateWakeNanos;
-
-    /** Tells whether the processors are saturated, which makes a late reply this application's. */
-    private final ProcessorLoad processorLoad = new ProcessorLoad();
+    /** What {@link #nextDeadline} answers when a call is waited for no longer. */
+    static final long GIVE_UP = Long.MIN_VALUE;
 
     /**
      * {@link System#nanoTime()} of the last reply from each Redis node, an error reply included: by
@@ -40,7 +37,6 @@ final class ReplyWatch {
     ReplyWatch(long timeoutNanos, long maxWaitNanos) {
         this.timeoutNanos = timeoutNanos;
         this.maxWaitNanos = maxWaitNanos;
-        this.lateWakeNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), timeoutNanos / 4);
     }
 
     /**
@@ -91,22 +87,44 @@ final class ReplyWatch {
     }
 
     /**
-     * Whether a call whose wait ended at {@code nowNanos} (it was to end at {@code deadlineNanos})
-     * is worth waiting for longer, {@code maxWait} allowing: its node answered something since it
-     * was sent (Redis is answering: the reply is queued behind others, or read late here), or this
-     * application is too busy to read replies on time: the waiting thread itself woke late, or the
-     * processors are saturated (the client's I/O thread waits for one like every other thread).
+     * When a call whose wait ended at {@code nowNanos}, unanswered, looks again; or {@link #GIVE_UP}.
+     * <ul>
+     * <li>Its node answered something since it was sent: Redis is answering, and the reply is queued
+     * behind others or read late by this busy application. It waits on, a timeout at a time, up to
+     * {@code maxWait} since it started.</li>
+     * <li>Otherwise, once, as long again as this thread was late: the thread that watches the call
+     * woke {@code nowNanos - deadlineNanos} after its deadline, and the client's I/O thread, kept
+     * from running as long, gets that time to read a reply that may have come. So a call waits the
+     * timeout plus the lateness this JVM's own threads show, never a flat {@code maxWait}: the load
+     * other processes put on the host does not keep it waiting for a Redis that is silent.</li>
+     * </ul>
+     * A connection known closed is Redis's failure at once: the caller checks that before asking.
+     * @param node the node the call went to
+     * @param startNanos when the call started
+     * @param sentNanos when it was sent
+     * @param deadlineNanos when its wait was to end
+     * @param nowNanos when the waiting thread woke, unanswered
+     * @param extended whether its one extension for lateness was given already
+     * @return the next deadline ({@link System#nanoTime()}), or {@link #GIVE_UP}
      */
-    boolean keepsWaiting(String node, long sentNanos, long deadlineNanos, long nowNanos) {
-        return answeredSince(node, sentNanos) || nowNanos - deadlineNanos > this.lateWakeNanos
-                || this.processorLoad.mayBeBusy(nowNanos);
-    }
-
-    /** The next moment a waiting call looks again: a timeout on, never past {@code maxWait} after its start. */
-    long nextDeadline(long startNanos, long nowNanos) {
+    long nextDeadline(String node, long startNanos, long sentNanos, long deadlineNanos, long nowNanos,
+            boolean extended) {
         long capNanos = startNanos + this.maxWaitNanos;
-        long next = nowNanos + this.timeoutNanos;
-        return (next - capNanos > 0) ? capNanos : next;
+        if (nowNanos - capNanos >= 0) {
+            return GIVE_UP;
+        }
+        long next;
+        if (answeredSince(node, sentNanos)) {
+            next = nowNanos + this.timeoutNanos;
+        }
+        else if (!extended && nowNanos - deadlineNanos > 0) {
+            next = nowNanos + (nowNanos - deadlineNanos);
+        }
+        else {
+            return GIVE_UP;
+        }
+        next = (next - capNanos > 0) ? capNanos : next;
+        return (next == GIVE_UP) ? next + 1 : next;
     }
 
     /** Whether a failure is Redis's answer (an error reply), not a lost connection. */
