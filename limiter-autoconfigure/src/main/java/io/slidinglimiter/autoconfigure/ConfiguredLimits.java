@@ -62,7 +62,12 @@ final class ConfiguredLimits {
                     + properties.getLocal().getMaxKeys(), "Set limiter.local.max-keys to the most counters"
                             + " to keep in memory, for example 1000000."));
         }
-        if (properties.getLocal().getMaxMemory() == null || properties.getLocal().getMaxMemory().toBytes() <= 0) {
+        if (properties.getLocal().getOverflowKeys() != null && properties.getLocal().getOverflowKeys() <= 0) {
+            problems.add(new Problem("limiter.local.overflow-keys", "must be greater than 0 but was "
+                    + properties.getLocal().getOverflowKeys(), "Set limiter.local.overflow-keys to the new keys per"
+                            + " window a flood may bring, for example 1000000, or leave it out."));
+        }
+        if (properties.getLocal().getMaxMemory() != null && properties.getLocal().getMaxMemory().toBytes() <= 0) {
             problems.add(new Problem("limiter.local.max-memory", "must be greater than 0 but was "
                     + properties.getLocal().getMaxMemory(), "Set limiter.local.max-memory to the most memory the"
                             + " counters may take, for example 256MB."));

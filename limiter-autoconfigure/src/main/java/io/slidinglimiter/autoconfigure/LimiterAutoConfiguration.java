@@ -139,8 +139,8 @@ public class LimiterAutoConfiguration {
     }
 
     static LocalBackend localBackend(LimiterProperties properties, TimeSource timeSource) {
-        return new LocalBackend(timeSource, properties.getLocal().getMaxKeys(),
-                properties.getLocal().getMaxMemory().toBytes());
+        return new LocalBackend(timeSource, properties.getLocal().getMaxKeys(), properties.getLocal().maxMemoryBytes(),
+                properties.getLocal().overflowKeysOrDefault());
     }
 
     @Bean

@@ -10,11 +10,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.metrics.LimiterMeters;
+import io.slidinglimiter.metrics.LocalBackendMeters;
 
 /**
- * {@code limiter.requests} and {@code limiter.backend.duration} in the application's
- * {@link MeterRegistry}, when Micrometer is there.
+ * {@code limiter.requests}, {@code limiter.backend.duration} and the local counters' meters
+ * ({@code limiter.local.*}) in the application's {@link MeterRegistry}, when Micrometer is there.
  */
 @AutoConfiguration(after = LimiterAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -29,6 +31,13 @@ public class LimiterMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     LimiterMeters limiterMeters(MeterRegistry meterRegistry, LimitRegistry limitRegistry) {
         return new LimiterMeters(meterRegistry, limitRegistry);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RateLimitBackend.class)
+    LocalBackendMeters limiterLocalBackendMeters(RateLimitBackend rateLimitBackend) {
+        return new LocalBackendMeters(rateLimitBackend);
     }
 
 }

@@ -10,6 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.redis.FailurePolicy;
 
 /**
@@ -491,9 +492,17 @@ public class LimiterProperties {
 
         /**
          * Most memory the counters may take, estimated from their arrays and keys (keys over 200
-         * bytes are stored as a digest).
+         * bytes are stored as a digest). Default: a tenth of the JVM's maximum heap, at most 256MB.
          */
-        private DataSize maxMemory = DataSize.ofMegabytes(256);
+        private DataSize maxMemory;
+
+        /**
+         * New keys per window that each limit's overflow sketch absorbs once the bounds are full,
+         * with under 1% of them falsely refused (limits of 3 or more); a limit that overflows takes up
+         * to 96 bytes per key of it (80 with ten sub-windows). Default: as many as the bounds hold
+         * counters. Size it to the floods of new keys the application must absorb.
+         */
+        private Long overflowKeys;
 
         public long getMaxKeys() {
             return this.maxKeys;
@@ -509,6 +518,25 @@ public class LimiterProperties {
 
         public void setMaxMemory(DataSize maxMemory) {
             this.maxMemory = maxMemory;
+        }
+
+        public Long getOverflowKeys() {
+            return this.overflowKeys;
+        }
+
+        public void setOverflowKeys(Long overflowKeys) {
+            this.overflowKeys = overflowKeys;
+        }
+
+        /** @return the bound on the counters' bytes: the one set, or the heap's share */
+        public long maxMemoryBytes() {
+            return (this.maxMemory != null) ? this.maxMemory.toBytes() : LocalBackend.defaultMaxBytes();
+        }
+
+        /** @return the overflow capacity: the one set, or as many keys as the bounds hold counters */
+        public long overflowKeysOrDefault() {
+            return (this.overflowKeys != null) ? this.overflowKeys
+                    : LocalBackend.defaultOverflowKeys(this.maxKeys, maxMemoryBytes());
         }
 
     }

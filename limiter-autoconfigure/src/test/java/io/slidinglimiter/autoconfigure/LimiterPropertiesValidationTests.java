@@ -122,6 +122,15 @@ class LimiterPropertiesValidationTests {
     }
 
     @Test
+    void anOverflowCapacityOfZeroFailsTheStart() {
+        assertFailure(analysis -> {
+            assertThat(analysis.getDescription()).contains("limiter.local.overflow-keys")
+                    .contains("must be greater than 0 but was 0");
+            assertThat(analysis.getAction()).contains("Set limiter.local.overflow-keys");
+        }, "limiter.local.overflow-keys=0");
+    }
+
+    @Test
     void aMaxWaitShorterThanTheTimeoutFailsTheStart() {
         assertFailure(analysis -> {
             assertThat(analysis.getDescription()).contains("limiter.redis.max-wait")

@@ -150,6 +150,19 @@ public interface RateLimitBackend extends AutoCloseable {
     }
 
     /**
+     * This backend and every backend it decides through (a router's backends, a decorator's
+     * delegate, a remote backend's local fallback), each once: for what a backend tells of itself,
+     * such as the local backend's counters in metrics.
+     * <pre>{@code
+     * backend.parts().stream().filter(LocalBackend.class::isInstance).map(LocalBackend.class::cast) ...
+     * }</pre>
+     * @return this backend first, then its parts'; by default this backend alone
+     */
+    default List<RateLimitBackend> parts() {
+        return List.of(this);
+    }
+
+    /**
      * {@link #tryAcquireAll} without blocking the calling thread: for reactive callers. A backend
      * that never blocks decides at once; otherwise, unless it overrides this with a non-blocking
      * decision (Redis on Lettuce's asynchronous API), the decision runs on {@code blocking}.

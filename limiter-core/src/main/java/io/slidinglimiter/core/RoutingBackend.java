@@ -170,6 +170,16 @@ public class RoutingBackend implements RateLimitBackend {
     }
 
     @Override
+    public List<RateLimitBackend> parts() {
+        List<RateLimitBackend> parts = new ArrayList<>();
+        parts.add(this);
+        for (RateLimitBackend backend : this.order) {
+            backend.parts().stream().filter((part) -> !parts.contains(part)).forEach(parts::add);
+        }
+        return List.copyOf(parts);
+    }
+
+    @Override
     public long largestLimit(LimitDefinition limit) {
         return backendFor(limit).largestLimit(limit);
     }

@@ -1,5 +1,6 @@
 package io.slidinglimiter.core;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -183,6 +184,14 @@ public class TimedBackend implements RateLimitBackend {
     @Override
     public boolean mayBlock(LimitDefinition limit) {
         return this.delegate.mayBlock(limit);
+    }
+
+    @Override
+    public List<RateLimitBackend> parts() {
+        List<RateLimitBackend> parts = new ArrayList<>();
+        parts.add(this);
+        parts.addAll(this.delegate.parts());
+        return List.copyOf(parts);
     }
 
     @Override

@@ -37,10 +37,10 @@ final class LimitCounters {
     /** Set, under the sketch's monitor, when the limit's window changed: no counter is added any more. */
     boolean drained;
 
-    LimitCounters(LimitDefinition geometry, CounterMemory memory) {
+    LimitCounters(LimitDefinition geometry, CounterMemory memory, long overflowKeys) {
         this.name = geometry.name();
         this.factory = WindowCounter.factory(geometry, memory);
-        this.sketch = new OverflowSketch(geometry);
+        this.sketch = new OverflowSketch(geometry, overflowKeys);
         this.counterBytes = COUNTER_OVERHEAD_BYTES + WindowCounter.initialArrayBytes(geometry);
     }
 

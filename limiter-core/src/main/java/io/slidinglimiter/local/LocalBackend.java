@@ -3,7 +3,12 @@ package io.slidinglimiter.local;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.lang.ref.WeakReference;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -28,14 +33,18 @@ import io.slidinglimiter.core.TimeSource;
  * ({@code maxBytes}: each counter weighs its arrays, its key and their overhead); keys over
  * {@value CounterKeys#MAX_KEY_BYTES} UTF-8 bytes are stored as a digest. A counter that holds no
  * permit is dropped when room is needed (and at least once a minute), never one that holds some:
- * forgetting a count would let its key be admitted again.
+ * forgetting a count would let its key be admitted again. Such counters are also dropped every
+ * {@value #SCHEDULED_SWEEP_MILLIS} ms by a daemon thread that all backends share, so a flood's
+ * counters go soon after their window, whether or not new keys arrive. The default bound on bytes
+ * follows the heap ({@link #defaultMaxBytes()}).
  * <p>
  * <b>When the bound is reached</b> by counters that all hold permits (a flood of keys), a new key
  * is decided through its limit's {@link OverflowSketch}, which can only over-estimate. No flood,
  * in any limit, lets a key be admitted more than its limit per window, and a flood in one limit
  * never drops another limit's counters. What a flood costs is false rejections of new keys of the
  * flooded limit while it lasts, and of other limits' new keys only while the shared bound is full.
- * Such decisions are counted ({@link #overflowDecisions()}).
+ * The sketch is sized to the flood it must absorb ({@code overflowKeys} new keys per window): up to
+ * that, under 1 % of new keys are falsely refused. Such decisions are counted ({@link #overflowDecisions()}).
  * <p>
  * <b>Limits changed at run time.</b> The definition passed to each call applies: a new
  * {@code limit} keeps the counts; a new window, number of sub-windows or algorithm starts fresh
@@ -46,11 +55,33 @@ public class LocalBackend implements RateLimitBackend {
     /** The default bound on live counters. */
     public static final long DEFAULT_MAX_KEYS = 1_000_000;
 
-    /** The default bound on the estimated bytes of live counters: 256 MB. */
+    /** The most the default bound on the estimated bytes of live counters takes: 256 MB. */
     public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
+
+    /** The share of the JVM's maximum heap the default bound on counters' bytes takes, at most {@link #DEFAULT_MAX_BYTES}. */
+    public static final double DEFAULT_HEAP_SHARE = 0.10;
+
+    /**
+     * The estimated bytes of a typical counter (ten sub-windows, a short key), by which the default
+     * overflow capacity is the number of counters the byte bound holds.
+     */
+    static final long TYPICAL_COUNTER_BYTES = 320;
 
     /** How often counters that hold nothing are dropped while the bounds leave room. */
     private static final long IDLE_SWEEP_MILLIS = 60_000;
+
+    /**
+     * How often, in real time, a backend drops the counters that hold nothing, whether or not
+     * new keys arrive: after a flood, its counters go once their window has passed.
+     */
+    static final long SCHEDULED_SWEEP_MILLIS = 10_000;
+
+    /** One daemon thread sweeps every backend on its schedule; a backend left unclosed is still collected. */
+    private static final ScheduledExecutorService SWEEPER = Executors.newSingleThreadScheduledExecutor((task) -> {
+        Thread thread = new Thread(task, "limiter-local-sweeper");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /** How often at most a full store looks for counters that hold nothing. */
     private static final long FULL_SWEEP_MILLIS = 1_000;
@@ -89,6 +120,16 @@ public class LocalBackend implements RateLimitBackend {
 
     private final ReentrantLock sweepLock = new ReentrantLock();
 
+    private final long maxKeys;
+
+    private final long maxBytes;
+
+    /** The new keys per window each limit's overflow sketch absorbs with few false refusals. */
+    private final long overflowKeys;
+
+    /** This backend's turn on the sweeper's schedule, cancelled by {@link #close()}. */
+    private final ScheduledFuture<?> scheduledSweep;
+
     private volatile long nextIdleSweepMillis;
 
     private volatile long nextFullSweepMillis;
@@ -101,12 +142,22 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     /**
-     * Creates a backend with the default bound on bytes.
+     * Creates a backend with the default bound on bytes ({@link #defaultMaxBytes()}).
      * @param timeSource where time comes from
      * @param maxKeys the most counters kept at once, greater than 0
      */
     public LocalBackend(TimeSource timeSource, long maxKeys) {
-        this(timeSource, maxKeys, DEFAULT_MAX_BYTES);
+        this(timeSource, maxKeys, defaultMaxBytes());
+    }
+
+    /**
+     * Creates a backend whose overflow absorbs as many new keys per window as its bounds hold counters.
+     * @param timeSource where time comes from
+     * @param maxKeys the most counters kept at once, greater than 0
+     * @param maxBytes the most estimated bytes of counters kept at once, greater than 0
+     */
+    public LocalBackend(TimeSource timeSource, long maxKeys, long maxBytes) {
+        this(timeSource, maxKeys, maxBytes, defaultOverflowKeys(maxKeys, maxBytes));
     }
 
     /**
@@ -114,19 +165,67 @@ public class LocalBackend implements RateLimitBackend {
      * @param timeSource where time comes from
      * @param maxKeys the most counters kept at once, greater than 0
      * @param maxBytes the most estimated bytes of counters kept at once, greater than 0
+     * @param overflowKeys the new keys per window that each limit's overflow absorbs, once the bounds
+     * are full, with under 1 % of them falsely refused (limits of 3 or more); a limit that overflows
+     * takes up to {@value OverflowSketch#BYTES_PER_KEY} bytes per key of it
      */
-    public LocalBackend(TimeSource timeSource, long maxKeys, long maxBytes) {
+    public LocalBackend(TimeSource timeSource, long maxKeys, long maxBytes, long overflowKeys) {
+        this(timeSource, maxKeys, maxBytes, overflowKeys, SCHEDULED_SWEEP_MILLIS);
+    }
+
+    /** @param sweepPeriodMillis how often, in real time, the sweeper drops counters that hold nothing */
+    LocalBackend(TimeSource timeSource, long maxKeys, long maxBytes, long overflowKeys, long sweepPeriodMillis) {
         if (maxKeys <= 0) {
             throw new IllegalArgumentException("max-keys must be greater than 0 but was " + maxKeys);
         }
         if (maxBytes <= 0) {
             throw new IllegalArgumentException("max-memory must be greater than 0 but was " + maxBytes);
         }
+        if (overflowKeys <= 0) {
+            throw new IllegalArgumentException("overflow-keys must be greater than 0 but was " + overflowKeys);
+        }
         this.timeSource = timeSource;
         this.clockRegistration = timeSource.register();
         this.budget = new CounterBudget(maxKeys, maxBytes);
+        this.maxKeys = maxKeys;
+        this.maxBytes = maxBytes;
+        this.overflowKeys = overflowKeys;
         long now = timeSource.currentTimeMillis();
         this.nextIdleSweepMillis = now + IDLE_SWEEP_MILLIS;
+        WeakReference<LocalBackend> self = new WeakReference<>(this);
+        ScheduledFuture<?>[] turn = new ScheduledFuture<?>[1];
+        turn[0] = SWEEPER.scheduleWithFixedDelay(() -> {
+            LocalBackend backend = self.get();
+            if (backend == null) {
+                turn[0].cancel(false);
+                return;
+            }
+            backend.sweep(backend.timeSource.currentTimeMillis(), false);
+        }, sweepPeriodMillis, sweepPeriodMillis, TimeUnit.MILLISECONDS);
+        this.scheduledSweep = turn[0];
+    }
+
+    /**
+     * The default bound on the estimated bytes of live counters: {@value #DEFAULT_HEAP_SHARE} of the
+     * JVM's maximum heap, at most {@link #DEFAULT_MAX_BYTES}, so that a flood of keys fills the bound,
+     * not the heap.
+     * @return the bytes
+     */
+    public static long defaultMaxBytes() {
+        long heap = Runtime.getRuntime().maxMemory();
+        long share = (heap == Long.MAX_VALUE) ? DEFAULT_MAX_BYTES : (long) (heap * DEFAULT_HEAP_SHARE);
+        return Math.max(1L << 20, Math.min(DEFAULT_MAX_BYTES, share));
+    }
+
+    /**
+     * The default overflow capacity: as many new keys per window as the bounds hold counters of a
+     * typical limit.
+     * @param maxKeys the bound on counters
+     * @param maxBytes the bound on their estimated bytes
+     * @return the new keys per window each limit's overflow absorbs
+     */
+    public static long defaultOverflowKeys(long maxKeys, long maxBytes) {
+        return Math.max(1, Math.min(maxKeys, maxBytes / TYPICAL_COUNTER_BYTES));
     }
 
     @Override
@@ -304,9 +403,10 @@ public class LocalBackend implements RateLimitBackend {
         return false;
     }
 
-    /** Stops using the clock: the ticking clock's thread ends when no backend uses it. */
+    /** Stops using the clock (the ticking clock's thread ends when no backend uses it) and leaves the sweeper's schedule. */
     @Override
     public void close() {
+        this.scheduledSweep.cancel(false);
         this.clockRegistration.close();
     }
 
@@ -325,6 +425,41 @@ public class LocalBackend implements RateLimitBackend {
      */
     public long liveBytes() {
         return this.budget.liveBytes();
+    }
+
+    /**
+     * The counters held now, as last swept: a read for meters, which drops nothing.
+     * @return the counters held
+     */
+    public long heldCounters() {
+        return this.budget.liveCounters();
+    }
+
+    /**
+     * How full the bounds are: the larger of the counters held against {@code maxKeys} and their
+     * bytes against {@code maxBytes}. At 1, new keys are decided through the overflow sketch.
+     * @return between 0 and 1
+     */
+    public double fill() {
+        return Math.min(1.0, Math.max((double) this.budget.liveCounters() / this.maxKeys,
+                (double) this.budget.liveBytes() / this.maxBytes));
+    }
+
+    /**
+     * The bytes the overflow sketches of the limits that overflowed take.
+     * @return the bytes, 0 while no limit overflowed
+     */
+    public long overflowBytes() {
+        long bytes = 0;
+        for (LimitCounters counters : this.limits.values()) {
+            bytes += counters.sketch.bytes();
+        }
+        return bytes;
+    }
+
+    /** @return the new keys per window each limit's overflow sketch absorbs with few false refusals */
+    public long overflowKeys() {
+        return this.overflowKeys;
     }
 
     /**
@@ -409,7 +544,7 @@ public class LocalBackend implements RateLimitBackend {
                 return existing;
             }
             replacedAndCreated[0] = existing;
-            replacedAndCreated[1] = new LimitCounters(limit, this.budget);
+            replacedAndCreated[1] = new LimitCounters(limit, this.budget, this.overflowKeys);
             return replacedAndCreated[1];
         });
         if (replacedAndCreated[0] != null) {
@@ -473,8 +608,11 @@ public class LocalBackend implements RateLimitBackend {
         return false;
     }
 
-    /** Drops the counters that hold nothing; one thread at a time, the others go on deciding. */
-    private void sweep(long nowMillis, boolean wait) {
+    /**
+     * Drops the counters that hold nothing; one thread at a time, the others go on deciding. Also the
+     * sweeper's scheduled turn, so that counters a flood left go once their window has passed.
+     */
+    void sweep(long nowMillis, boolean wait) {
         if (wait) {
             this.sweepLock.lock();
         }

@@ -1,65 +1,88 @@
 package io.slidinglimiter.local;
 
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 
-import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.LimitDefinition;
 
 /**
  * Where a limit counts the keys that get no counter of their own because the store is full: a
- * count-min sketch whose cells are sliding window counters. A key is counted in one cell of each of
+ * count-min sketch whose cells count in time-aligned slots. A key is counted in one cell of each of
  * {@value #ROWS} rows, chosen by seeded hashes; its count is the smallest of its cells, and every
  * cell holds at least the count of each key hashed to it, so the sketch can only over-estimate: it
  * may reject a key that had room (when others share its cells), never admit one that had none.
  * <p>
- * For the sliding log, whose permits expire exactly one window after their admission, each cell
- * counts one extra slot, so a permit is never forgotten before the log would forget it.
+ * <b>Time.</b> Cells count in slots aligned to absolute time and shared by every cell: a sliding
+ * window counter's own sub-windows (up to {@value #MAX_POSITIONS}), so that a permit leaves the
+ * sketch when it would leave the key's counter; else {@code k + 1} slots of {@code window / k} (k the
+ * largest of 4, 2, 1 that divides the window), a permit staying one slot longer than the window, so
+ * that it is never forgotten before the limit's own counter (a finer one, or a log) would forget it.
+ * When time moves into a slot, its column is cleared in one fill.
  * <p>
- * Cells are created on first use. The sketch holds at most {@value #MAX_CELL_SLOTS} slot counts in
- * all (about 1 MB), whatever the geometry: fewer, wider cells for finer windows.
+ * <b>Size.</b> Sized to the flood it must absorb: with {@code capacityKeys} new keys per window,
+ * {@code capacityKeys / 2} cells per row keep about two keys per cell, and a new key is then falsely
+ * refused only when all four of its cells hold its limit already: under 1 % for limits of 3 or more,
+ * under 0.001 % for 5 or more. The cells ({@value #BYTES_PER_KEY} bytes per key of capacity at the
+ * most: 8 per slot, 80 for ten sub-windows) are made when the limit first overflows: a limit that never does
+ * costs nothing.
  */
 final class OverflowSketch {
 
     static final int ROWS = 4;
 
-    static final int MAX_CELL_SLOTS = 65_536;
+    /** The fewest cells per row, whatever the capacity. */
+    static final int MIN_WIDTH = 1_024;
 
-    private static final int MAX_WIDTH = 1_024;
+    /** The most cells per row: 4 M keys of capacity. */
+    static final int MAX_WIDTH = 1 << 21;
+
+    /** The most slots a cell counts in: a limit's own sub-windows up to this many, else five. */
+    static final int MAX_POSITIONS = 12;
+
+    /** The most bytes the cells take per key of capacity: two cells of twelve slots of four bytes. */
+    static final int BYTES_PER_KEY = 2 * MAX_POSITIONS * 4;
 
     private final LimitDefinition geometry;
 
-    private final long cellWindowMillis;
+    private final long slotMillis;
 
-    private final int cellSlots;
+    private final int positions;
 
     private final int width;
 
-    private final SlidingWindowCounter.Geometry cellGeometry;
-
     private final long[] seeds = new long[ROWS];
 
-    private final SlidingWindowCounter[] cells;
+    /** Counts by slot position, then cell ({@code row * width + column}); null until the first permit. */
+    private int[][] counts;
+
+    /** The absolute slot (epoch millis / slotMillis) each position counts now. */
+    private final long[] slotAt;
+
+    /** The newest slot counted in. */
+    private long newestSlot = Long.MIN_VALUE;
 
     /**
      * Creates an empty sketch for a limit's geometry.
-     * @param definition the limit; its algorithm, window and sub-windows shape the cells
+     * @param definition the limit; its window shapes the cells
+     * @param capacityKeys the new keys per window it absorbs with few false refusals
      */
-    public OverflowSketch(LimitDefinition definition) {
+    OverflowSketch(LimitDefinition definition, long capacityKeys) {
         this.geometry = definition;
         long windowMillis = definition.windowMillis();
-        if (definition.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) {
-            this.cellWindowMillis = windowMillis;
-            this.cellSlots = definition.subWindows();
+        if (definition.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER && definition.subWindows() <= MAX_POSITIONS) {
+            // The limit's own sub-windows: a key's permits leave the sketch exactly when they would leave its counter.
+            this.slotMillis = windowMillis / definition.subWindows();
+            this.positions = definition.subWindows();
         }
         else {
             int slots = finestDivisor(windowMillis);
-            this.cellWindowMillis = windowMillis + windowMillis / slots;
-            this.cellSlots = slots + 1;
+            this.slotMillis = windowMillis / slots;
+            this.positions = slots + 1;
         }
-        this.width = Math.max(1, Math.min(MAX_WIDTH, MAX_CELL_SLOTS / (ROWS * this.cellSlots)));
-        this.cells = new SlidingWindowCounter[ROWS * this.width];
-        this.cellGeometry = new SlidingWindowCounter.Geometry(this.cellWindowMillis, this.cellSlots);
+        this.slotAt = new long[this.positions];
+        this.width = (int) Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, (capacityKeys + 1) / 2));
         SplittableRandom random = new SplittableRandom();
         for (int row = 0; row < ROWS; row++) {
             this.seeds[row] = random.nextLong();
@@ -75,7 +98,7 @@ final class OverflowSketch {
      * its own; the returned counter then decides nothing, so the caller looks the key up again
      * @return a counter over the key's cells, for this call only
      */
-    public WindowCounter counterFor(String key, boolean digest, BooleanSupplier superseded) {
+    WindowCounter counterFor(String key, boolean digest, BooleanSupplier superseded) {
         return new SketchedCounter(this, key, digest, cellsOf(key, digest), superseded);
     }
 
@@ -89,20 +112,16 @@ final class OverflowSketch {
      * @param then what to do when the key holds nothing here
      * @return whether the key held nothing (and {@code then} ran)
      */
-    public boolean whenEmptyFor(String key, boolean digest, long nowMillis, Runnable then) {
-        int[] indices = cellsOf(key, digest);
+    boolean whenEmptyFor(String key, boolean digest, long nowMillis, Runnable then) {
         synchronized (this) {
-            for (int index : indices) {
-                SlidingWindowCounter cell = this.cells[index];
-                if (cell != null) {
-                    cell.advance(nowMillis);
-                }
-                if (cell == null || cell.used() == 0) {
-                    then.run();
-                    return true;
+            if (this.counts != null) {
+                advance(nowMillis);
+                if (used(cellsOf(key, digest)) > 0) {
+                    return false;
                 }
             }
-            return false;
+            then.run();
+            return true;
         }
     }
 
@@ -111,7 +130,7 @@ final class OverflowSketch {
      * @param definition a limit's definition
      * @return {@code true} if the algorithm, window and sub-windows are the same
      */
-    public boolean countsFor(LimitDefinition definition) {
+    boolean countsFor(LimitDefinition definition) {
         return definition == this.geometry || (definition.algorithm() == this.geometry.algorithm()
                 && definition.subWindows() == this.geometry.subWindows()
                 && definition.window().equals(this.geometry.window()));
@@ -121,14 +140,115 @@ final class OverflowSketch {
         return this.geometry.windowMillis();
     }
 
-    /** The cell at {@code index}, created on first use; with the lock held. */
-    SlidingWindowCounter cell(int index, long nowMillis) {
-        SlidingWindowCounter cell = this.cells[index];
-        if (cell == null) {
-            cell = new SlidingWindowCounter(this.cellGeometry, nowMillis);
-            this.cells[index] = cell;
+    /** @return the bytes the cells take now: none until the limit first overflows */
+    synchronized long bytes() {
+        return (this.counts != null) ? 4L * this.positions * ROWS * this.width : 0;
+    }
+
+    // The methods below run holding the sketch's monitor.
+
+    /** Moves to the slot of {@code nowMillis}, clearing the columns of the slots that left the window. */
+    void advance(long nowMillis) {
+        long slot = Math.floorDiv(nowMillis, this.slotMillis);
+        if (this.counts == null || slot <= this.newestSlot) {
+            // Nothing counted yet; or the same slot, or a clock that stepped back: counted in the newest.
+            return;
         }
-        return cell;
+        long from = Math.max(this.newestSlot + 1, slot - this.positions + 1);
+        for (long entering = from; entering <= slot; entering++) {
+            int position = (int) Math.floorMod(entering, (long) this.positions);
+            Arrays.fill(this.counts[position], 0);
+            this.slotAt[position] = entering;
+        }
+        this.newestSlot = slot;
+    }
+
+    /** The count of a key: the smallest of its cells. */
+    long used(int[] cells) {
+        if (this.counts == null) {
+            return 0;
+        }
+        long smallest = Long.MAX_VALUE;
+        for (int cell : cells) {
+            smallest = Math.min(smallest, sum(cell));
+        }
+        return smallest;
+    }
+
+    /** Counts {@code cost} permits of a key in each of its cells, in the newest slot. */
+    void add(int[] cells, long nowMillis, long cost) {
+        if (this.counts == null) {
+            this.counts = new int[this.positions][ROWS * this.width];
+            this.newestSlot = Long.MIN_VALUE;
+            advance(nowMillis);
+        }
+        int[] newest = this.counts[(int) Math.floorMod(this.newestSlot, (long) this.positions)];
+        for (int cell : cells) {
+            // Saturates: a full cell counts as holding more than any limit (an over-estimate).
+            newest[cell] = (int) Math.min(Integer.MAX_VALUE, newest[cell] + cost);
+        }
+    }
+
+    /** Zero when {@code cost} fits; else the time until the first of the key's cells has room for it. */
+    long retryAfterMillis(int[] cells, long nowMillis, long cost, long limit) {
+        if (used(cells) + cost <= limit) {
+            return 0;
+        }
+        long soonest = Long.MAX_VALUE;
+        for (int cell : cells) {
+            long excess = sum(cell) + cost - limit;
+            long freed = 0;
+            for (long slot = this.newestSlot - this.positions + 1; slot <= this.newestSlot && freed < excess; slot++) {
+                int position = (int) Math.floorMod(slot, (long) this.positions);
+                if (this.slotAt[position] == slot) {
+                    freed += this.counts[position][cell];
+                }
+                if (freed >= excess) {
+                    soonest = Math.min(soonest, expiryOf(slot) - nowMillis);
+                }
+            }
+        }
+        return (soonest == Long.MAX_VALUE) ? expiryOf(this.newestSlot) - nowMillis : Math.max(0, soonest);
+    }
+
+    /** The time until the key's count is zero: until the first of its cells is empty. */
+    long resetAfterMillis(int[] cells, long nowMillis) {
+        if (this.counts == null) {
+            return 0;
+        }
+        long soonest = Long.MAX_VALUE;
+        for (int cell : cells) {
+            long emptyAt = nowMillis;
+            for (long slot = this.newestSlot - this.positions + 1; slot <= this.newestSlot; slot++) {
+                int position = (int) Math.floorMod(slot, (long) this.positions);
+                if (this.slotAt[position] == slot && this.counts[position][cell] > 0) {
+                    emptyAt = expiryOf(slot);
+                }
+            }
+            soonest = Math.min(soonest, emptyAt - nowMillis);
+        }
+        return Math.max(0, soonest);
+    }
+
+    /** When the permits of a slot leave every cell: one slot after the window would let them go. */
+    private long expiryOf(long slot) {
+        return (slot + this.positions) * this.slotMillis;
+    }
+
+    /** A cell's count over the slots in the window; a saturated slot counts as more than any limit. */
+    private long sum(int cell) {
+        long sum = 0;
+        for (long slot = this.newestSlot - this.positions + 1; slot <= this.newestSlot; slot++) {
+            int position = (int) Math.floorMod(slot, (long) this.positions);
+            if (this.slotAt[position] == slot) {
+                int count = this.counts[position][cell];
+                if (count == Integer.MAX_VALUE) {
+                    return Long.MAX_VALUE / 2;
+                }
+                sum += count;
+            }
+        }
+        return sum;
     }
 
     private int[] cellsOf(String key, boolean digest) {
@@ -157,9 +277,9 @@ final class OverflowSketch {
         return hash ^ (hash >>> 33);
     }
 
-    /** The largest of 10, 5, 4, 2, 1 that divides the window: slots of the sketched log's cells. */
+    /** The largest of 4, 2, 1 that divides the window: the slots per window of the cells. */
     private static int finestDivisor(long windowMillis) {
-        for (int slots : new int[] { 10, 5, 4, 2 }) {
+        for (int slots : new int[] { 4, 2 }) {
             if (windowMillis % slots == 0) {
                 return slots;
             }

@@ -16,19 +16,16 @@ final class SketchedCounter extends WindowCounter {
 
     private final boolean digest;
 
-    private final int[] indices;
+    private final int[] cells;
 
     private final BooleanSupplier superseded;
 
-    private final SlidingWindowCounter[] cells;
-
-    SketchedCounter(OverflowSketch sketch, String key, boolean digest, int[] indices, BooleanSupplier superseded) {
+    SketchedCounter(OverflowSketch sketch, String key, boolean digest, int[] cells, BooleanSupplier superseded) {
         this.sketch = sketch;
         this.key = key;
         this.digest = digest;
-        this.indices = indices;
+        this.cells = cells;
         this.superseded = superseded;
-        this.cells = new SlidingWindowCounter[indices.length];
     }
 
     @Override
@@ -66,55 +63,35 @@ final class SketchedCounter extends WindowCounter {
 
     @Override
     void advance(long nowMillis) {
-        for (int i = 0; i < this.indices.length; i++) {
-            this.cells[i] = this.sketch.cell(this.indices[i], nowMillis);
-            this.cells[i].advance(nowMillis);
-        }
+        this.sketch.advance(nowMillis);
     }
 
     @Override
     long used() {
-        long smallest = Long.MAX_VALUE;
-        for (SlidingWindowCounter cell : this.cells) {
-            smallest = Math.min(smallest, cell.used());
-        }
-        return smallest;
+        return this.sketch.used(this.cells);
     }
 
     @Override
     long retryAfterMillis(long nowMillis, long cost, long limit) {
-        if (used() + cost <= limit) {
-            return 0;
-        }
-        // The key's count falls as soon as any one of its cells does.
-        long soonest = Long.MAX_VALUE;
-        for (SlidingWindowCounter cell : this.cells) {
-            soonest = Math.min(soonest, cell.retryAfterMillis(nowMillis, cost, limit));
-        }
-        return soonest;
+        return this.sketch.retryAfterMillis(this.cells, nowMillis, cost, limit);
     }
 
     @Override
     void add(long nowMillis, long cost) {
-        for (SlidingWindowCounter cell : this.cells) {
-            cell.add(nowMillis, cost);
-        }
+        this.sketch.add(this.cells, nowMillis, cost);
     }
 
+    /**
+     * Gives nothing back: the cells are shared with other keys, whose permits they cannot tell from
+     * this key's (an over-count, never an under-count; the backend refunds only keys with counters).
+     */
     @Override
     void remove(long acquiredAtMillis, long cost) {
-        for (SlidingWindowCounter cell : this.cells) {
-            cell.remove(acquiredAtMillis, cost);
-        }
     }
 
     @Override
     long resetAfterMillis(long nowMillis) {
-        long soonest = Long.MAX_VALUE;
-        for (SlidingWindowCounter cell : this.cells) {
-            soonest = Math.min(soonest, cell.resetAfterMillis(nowMillis));
-        }
-        return soonest;
+        return this.sketch.resetAfterMillis(this.cells, nowMillis);
     }
 
     /** Cells are shared with other keys: one key's reset cannot clear them. */

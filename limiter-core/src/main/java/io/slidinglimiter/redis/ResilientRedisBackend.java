@@ -415,6 +415,16 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
     }
 
+    /** Itself, the Redis backend, and the local backend its {@code local} policy decides with. */
+    @Override
+    public List<RateLimitBackend> parts() {
+        List<RateLimitBackend> parts = new ArrayList<>();
+        parts.add(this);
+        parts.addAll(this.redis.parts());
+        parts.addAll(this.local.parts());
+        return List.copyOf(parts);
+    }
+
     /** Redis's Lua counts in doubles: {@value RedisBackend#MAX_LIMIT} (2^53 - 1) at the most. */
     @Override
     public long largestLimit(LimitDefinition limit) {
