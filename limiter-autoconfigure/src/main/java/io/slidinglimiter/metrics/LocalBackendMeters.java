@@ -32,11 +32,6 @@ public final class LocalBackendMeters implements MeterBinder {
                 .toList();
     }
 
-    /** @return whether the application decides with any local backend */
-    public boolean hasLocalBackends() {
-        return !this.backends.isEmpty();
-    }
-
     @Override
     public void bindTo(MeterRegistry registry) {
         if (this.backends.isEmpty()) {

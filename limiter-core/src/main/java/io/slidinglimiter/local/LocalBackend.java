@@ -1,17 +1,7 @@
 package io.slidinglimiter.local;
 
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.lang.ref.WeakReference;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.internal.CounterKeys;
@@ -34,7 +24,7 @@ import io.slidinglimiter.core.TimeSource;
  * {@value CounterKeys#MAX_KEY_BYTES} UTF-8 bytes are stored as a digest. A counter that holds no
  * permit is dropped when room is needed (and at least once a minute), never one that holds some:
  * forgetting a count would let its key be admitted again. Such counters are also dropped every
- * {@value #SCHEDULED_SWEEP_MILLIS} ms by a daemon thread that all backends share, so a flood's
+ * {@value IdleCounters#SCHEDULED_SWEEP_MILLIS} ms by a daemon thread that all backends share, so a flood's
  * counters go soon after their window, whether or not new keys arrive. The default bound on bytes
  * follows the heap ({@link #defaultMaxBytes()}).
  * <p>
@@ -58,7 +48,7 @@ public class LocalBackend implements RateLimitBackend {
     /** The most the default bound on the estimated bytes of live counters takes: 256 MB. */
     public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
 
-    /** The share of the JVM's maximum heap the default bound on counters' bytes takes, at most {@link #DEFAULT_MAX_BYTES}. */
+    /** The share of the maximum heap the default bound on counters' bytes takes, at most {@link #DEFAULT_MAX_BYTES}. */
     public static final double DEFAULT_HEAP_SHARE = 0.10;
 
     /**
@@ -67,49 +57,18 @@ public class LocalBackend implements RateLimitBackend {
      */
     static final long TYPICAL_COUNTER_BYTES = 320;
 
-    /** How often counters that hold nothing are dropped while the bounds leave room. */
-    private static final long IDLE_SWEEP_MILLIS = 60_000;
 
-    /**
-     * How often, in real time, a backend drops the counters that hold nothing, whether or not
-     * new keys arrive: after a flood, its counters go once their window has passed.
-     */
-    static final long SCHEDULED_SWEEP_MILLIS = 10_000;
-
-    /** One daemon thread sweeps every backend on its schedule; a backend left unclosed is still collected. */
-    private static final ScheduledExecutorService SWEEPER = Executors.newSingleThreadScheduledExecutor((task) -> {
-        Thread thread = new Thread(task, "limiter-local-sweeper");
-        thread.setDaemon(true);
-        return thread;
-    });
-
-    /** How often at most a full store looks for counters that hold nothing. */
-    private static final long FULL_SWEEP_MILLIS = 1_000;
-
-    /** The most limits whose counters are found without a map look-up. */
-    private static final int MAX_NEAR = 8;
 
     private final TimeSource timeSource;
 
     /** This backend's use of its clock, which keeps the ticking clock's thread running until {@link #close()}. */
     private final TimeSource.Registration clockRegistration;
 
-
-    private final Map<String, LimitCounters> limits = new ConcurrentHashMap<>();
-
-    /**
-     * The counters of the first {@value #MAX_NEAR} limits created, also in {@link #limits}: found by
-     * the identity of the limit's name, without a map look-up. Copied on write, under
-     * {@link #nearLock}; a limit's counters leave it before they are drained.
-     */
-    private volatile LimitCounters[] near = new LimitCounters[0];
-
-    private final Object nearLock = new Object();
+    /** The counters, by limit and key. */
+    private final CounterStore store;
 
     /** The live counters and their estimated bytes, within the bounds. */
     private final CounterBudget budget;
-
-    private final LongAdder overflowDecisions = new LongAdder();
 
     /**
      * Resets so far: each decision carries the value it read before looking its counters up, each
@@ -118,21 +77,12 @@ public class LocalBackend implements RateLimitBackend {
      */
     private final AtomicLong generation = new AtomicLong(1);
 
-    private final ReentrantLock sweepLock = new ReentrantLock();
-
     private final long maxKeys;
 
     private final long maxBytes;
 
     /** The new keys per window each limit's overflow sketch absorbs with few false refusals. */
     private final long overflowKeys;
-
-    /** This backend's turn on the sweeper's schedule, cancelled by {@link #close()}. */
-    private final ScheduledFuture<?> scheduledSweep;
-
-    private volatile long nextIdleSweepMillis;
-
-    private volatile long nextFullSweepMillis;
 
     /**
      * Creates a backend on the ticking monotonic clock ({@link TimeSource#ticking()}) with the default bounds.
@@ -170,7 +120,7 @@ public class LocalBackend implements RateLimitBackend {
      * takes up to {@value OverflowSketch#BYTES_PER_KEY} bytes per key of it
      */
     public LocalBackend(TimeSource timeSource, long maxKeys, long maxBytes, long overflowKeys) {
-        this(timeSource, maxKeys, maxBytes, overflowKeys, SCHEDULED_SWEEP_MILLIS);
+        this(timeSource, maxKeys, maxBytes, overflowKeys, IdleCounters.SCHEDULED_SWEEP_MILLIS);
     }
 
     /** @param sweepPeriodMillis how often, in real time, the sweeper drops counters that hold nothing */
@@ -190,19 +140,7 @@ public class LocalBackend implements RateLimitBackend {
         this.maxKeys = maxKeys;
         this.maxBytes = maxBytes;
         this.overflowKeys = overflowKeys;
-        long now = timeSource.currentTimeMillis();
-        this.nextIdleSweepMillis = now + IDLE_SWEEP_MILLIS;
-        WeakReference<LocalBackend> self = new WeakReference<>(this);
-        ScheduledFuture<?>[] turn = new ScheduledFuture<?>[1];
-        turn[0] = SWEEPER.scheduleWithFixedDelay(() -> {
-            LocalBackend backend = self.get();
-            if (backend == null) {
-                turn[0].cancel(false);
-                return;
-            }
-            backend.sweep(backend.timeSource.currentTimeMillis(), false);
-        }, sweepPeriodMillis, sweepPeriodMillis, TimeUnit.MILLISECONDS);
-        this.scheduledSweep = turn[0];
+        this.store = new CounterStore(this.budget, this.generation, overflowKeys, timeSource, sweepPeriodMillis);
     }
 
     /**
@@ -233,7 +171,7 @@ public class LocalBackend implements RateLimitBackend {
         LimitRequest.checkCost(limit, cost);
         long nowMillis = this.timeSource.currentTimeMillis();
         while (true) {
-            Decision decision = counterFor(limit, key, nowMillis).tryAcquire(nowMillis, cost, limit.limit());
+            Decision decision = this.store.counterFor(limit, key, nowMillis).tryAcquire(nowMillis, cost, limit.limit());
             if (decision != null) {
                 return decision;
             }
@@ -246,7 +184,7 @@ public class LocalBackend implements RateLimitBackend {
         LimitRequest.checkCost(limit, cost);
         long nowMillis = this.timeSource.currentTimeMillis();
         while (true) {
-            long outcome = counterFor(limit, key, nowMillis).acquire(nowMillis, cost, limit.limit());
+            long outcome = this.store.counterFor(limit, key, nowMillis).acquire(nowMillis, cost, limit.limit());
             if (outcome != WindowCounter.RETIRED) {
                 return outcome >= 0;
             }
@@ -291,7 +229,7 @@ public class LocalBackend implements RateLimitBackend {
         WindowCounter[] counters = new WindowCounter[count];
         while (true) {
             for (int i = 0; i < count; i++) {
-                counters[i] = counterFor(requests.get(i).limit(), requests.get(i).key(), nowMillis);
+                counters[i] = this.store.counterFor(requests.get(i).limit(), requests.get(i).key(), nowMillis);
             }
             Decisions decisions = WindowCounter.tryAcquireAll(nowMillis, generation, counters, costs, limits);
             if (decisions != null) {
@@ -311,7 +249,7 @@ public class LocalBackend implements RateLimitBackend {
     public void refund(List<LimitRequest> requests, Decisions taken) {
         long nowMillis = this.timeSource.currentTimeMillis();
         for (LimitRequest request : requests) {
-            WindowCounter counter = existingCounter(request.limit(), request.key());
+            WindowCounter counter = this.store.existingCounter(request.limit(), request.key());
             if (counter != null) {
                 counter.refund(nowMillis, taken.decidedAtMillis(), taken.generation(), request.cost());
             }
@@ -331,13 +269,14 @@ public class LocalBackend implements RateLimitBackend {
             LimitRequest request = requests.get(i);
             long difference = charges[i] - request.cost();
             if (difference < 0) {
-                WindowCounter counter = existingCounter(request.limit(), request.key());
+                WindowCounter counter = this.store.existingCounter(request.limit(), request.key());
                 if (counter != null) {
                     counter.refund(nowMillis, taken.decidedAtMillis(), taken.generation(), -difference);
                 }
             }
             else if (difference > 0) {
-                while (!counterFor(request.limit(), request.key(), nowMillis).charge(nowMillis, difference)) {
+                while (!this.store.counterFor(request.limit(), request.key(), nowMillis).charge(nowMillis,
+                        difference)) {
                     // Retired as it was looked up: look again.
                 }
             }
@@ -352,17 +291,7 @@ public class LocalBackend implements RateLimitBackend {
     @Override
     public KeyUsage usage(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
-        long nowMillis = this.timeSource.currentTimeMillis();
-        LimitCounters counters = this.limits.get(limit.name());
-        if (counters == null || !counters.countsFor(limit)) {
-            return new KeyUsage(0, new Decision(true, limit.limit(), limit.limit(), 0, 0));
-        }
-        StoredKey stored = StoredKey.of(counters, key);
-        WindowCounter counter = stored.map().get(stored.key());
-        KeyUsage usage = (counter != null) ? counter.usage(nowMillis, limit.limit()) : null;
-        return (usage != null) ? usage
-                : counters.sketch.counterFor(stored.key(), stored.isDigest(), () -> false).usage(nowMillis,
-                        limit.limit());
+        return this.store.usage(limit, key, this.timeSource.currentTimeMillis());
     }
 
     /**
@@ -374,7 +303,7 @@ public class LocalBackend implements RateLimitBackend {
     @Override
     public void reset(LimitDefinition limit, String key) {
         LimitRequest.check(limit, key, 1);
-        WindowCounter counter = existingCounter(limit, key);
+        WindowCounter counter = this.store.existingCounter(limit, key);
         if (counter != null) {
             counter.reset(this.timeSource.currentTimeMillis(), this.generation.incrementAndGet());
         }
@@ -390,11 +319,7 @@ public class LocalBackend implements RateLimitBackend {
     public void resetAll() {
         // Counters made from now on are of a generation no earlier decision was given.
         this.generation.incrementAndGet();
-        this.limits.forEach((name, counters) -> {
-            if (this.limits.remove(name, counters)) {
-                drain(counters);
-            }
-        });
+        this.store.dropAll();
     }
 
     /** Never: decisions are made in memory, without a lock held across I/O. */
@@ -403,10 +328,10 @@ public class LocalBackend implements RateLimitBackend {
         return false;
     }
 
-    /** Stops using the clock (the ticking clock's thread ends when no backend uses it) and leaves the sweeper's schedule. */
+    /** Stops using the clock (its ticking thread ends when no backend uses it) and leaves the sweeper's schedule. */
     @Override
     public void close() {
-        this.scheduledSweep.cancel(false);
+        this.store.close();
         this.clockRegistration.close();
     }
 
@@ -415,7 +340,7 @@ public class LocalBackend implements RateLimitBackend {
      * @return the live counter count
      */
     public long liveCounters() {
-        sweep(this.timeSource.currentTimeMillis(), true);
+        this.store.sweep(this.timeSource.currentTimeMillis());
         return this.budget.liveCounters();
     }
 
@@ -450,11 +375,7 @@ public class LocalBackend implements RateLimitBackend {
      * @return the bytes, 0 while no limit overflowed
      */
     public long overflowBytes() {
-        long bytes = 0;
-        for (LimitCounters counters : this.limits.values()) {
-            bytes += counters.sketch.bytes();
-        }
-        return bytes;
+        return this.store.overflowBytes();
     }
 
     /** @return the new keys per window each limit's overflow sketch absorbs with few false refusals */
@@ -467,174 +388,7 @@ public class LocalBackend implements RateLimitBackend {
      * @return the count since start
      */
     public long overflowDecisions() {
-        return this.overflowDecisions.sum();
-    }
-
-    /**
-     * The key's own counter, if it has one of the definition's shape; never creates one. (After a
-     * window change the counters are new: permits taken before it are not in them to give back.)
-     */
-    private WindowCounter existingCounter(LimitDefinition limit, String key) {
-        LimitCounters counters = this.limits.get(limit.name());
-        if (counters == null || !counters.countsFor(limit)) {
-            return null;
-        }
-        StoredKey stored = StoredKey.of(counters, key);
-        return stored.map().get(stored.key());
-    }
-
-    private WindowCounter counterFor(LimitDefinition limit, String key, long nowMillis) {
-        while (true) {
-            LimitCounters counters = countersOf(limit);
-            // Keys are stored as they are, or by digest in a map of their own: a key found here is one
-            // that was checked and stored as it is, so nothing of it needs reading again.
-            WindowCounter counter = (key != null) ? counters.counters.get(key) : null;
-            if (counter != null) {
-                return counter;
-            }
-            LimitRequest.check(limit, key, 1);
-            StoredKey stored = StoredKey.of(counters, key);
-            // A short key was just looked up; a long one has its own map.
-            counter = stored.isDigest() ? stored.map().get(stored.key()) : null;
-            if (counter != null) {
-                return counter;
-            }
-            long weight = counters.weightOf(stored.key());
-            if (reserve(weight, nowMillis)) {
-                WindowCounter created = counters.createIfSketchIsEmpty(stored, nowMillis, this.generation.get());
-                if (created != null) {
-                    return created;
-                }
-                this.budget.releaseCounter(weight);
-                if (counters.isDrained()) {
-                    // The limit's window changed meanwhile: its new counters are elsewhere.
-                    continue;
-                }
-                WindowCounter raced = stored.map().get(stored.key());
-                if (raced != null) {
-                    return raced;
-                }
-            }
-            this.overflowDecisions.increment();
-            return counters.sketch.counterFor(stored.key(), stored.isDigest(),
-                    () -> stored.map().get(stored.key()) != null || counters.isDrained());
-        }
-    }
-
-    /**
-     * A limit's counters: first among the near ones, where a definition that holds the same name
-     * object (as the registry's definitions of a limit and of its plans do) and counts the same
-     * window finds them by a reference comparison; else through the map, which repeated the
-     * registry's look-up and took about a quarter of a decision (BENCHMARKS.md, third pass).
-     */
-    private LimitCounters countersOf(LimitDefinition limit) {
-        String name = limit.name();
-        for (LimitCounters near : this.near) {
-            if (near.name == name && near.countsFor(limit)) {
-                return near;
-            }
-        }
-        LimitCounters counters = this.limits.get(name);
-        if (counters != null && counters.countsFor(limit)) {
-            return counters;
-        }
-        LimitCounters[] replacedAndCreated = new LimitCounters[2];
-        LimitCounters current = this.limits.compute(name, (key, existing) -> {
-            if (existing != null && existing.countsFor(limit)) {
-                return existing;
-            }
-            replacedAndCreated[0] = existing;
-            replacedAndCreated[1] = new LimitCounters(limit, this.budget, this.overflowKeys);
-            return replacedAndCreated[1];
-        });
-        if (replacedAndCreated[0] != null) {
-            drain(replacedAndCreated[0]);
-        }
-        if (replacedAndCreated[1] != null) {
-            keepNear(replacedAndCreated[1]);
-        }
-        return current;
-    }
-
-    /** Lists new counters among the near ones while there is room, unless they were drained already. */
-    private void keepNear(LimitCounters counters) {
-        synchronized (this.nearLock) {
-            LimitCounters[] near = this.near;
-            if (!counters.leftNear && near.length < MAX_NEAR) {
-                LimitCounters[] more = Arrays.copyOf(near, near.length + 1);
-                more[near.length] = counters;
-                this.near = more;
-            }
-        }
-    }
-
-    /** Takes counters out of the near ones for good, before they are drained. */
-    private void leaveNear(LimitCounters counters) {
-        synchronized (this.nearLock) {
-            counters.leftNear = true;
-            this.near = Arrays.stream(this.near).filter((near) -> near != counters).toArray(LimitCounters[]::new);
-        }
-    }
-
-    /**
-     * Drops every counter of a limit whose window changed, giving back their room. No counter can be
-     * added to it afterwards, and a caller that holds one of them looks its key up again.
-     */
-    private void drain(LimitCounters counters) {
-        leaveNear(counters);
-        counters.markDrained();
-        for (Map<String, WindowCounter> map : List.of(counters.counters, counters.digests)) {
-            map.forEach((key, counter) -> {
-                counter.discard();
-                if (map.remove(key, counter)) {
-                    this.budget.releaseCounter(counters.weightOf(key) + counter.extraBytes());
-                }
-            });
-        }
-    }
-
-    /** Takes room for one counter of {@code weight} bytes, dropping empty counters if needed. */
-    private boolean reserve(long weight, long nowMillis) {
-        if (nowMillis >= this.nextIdleSweepMillis) {
-            sweep(nowMillis, false);
-        }
-        if (this.budget.tryAddCounter(weight)) {
-            return true;
-        }
-        if (nowMillis >= this.nextFullSweepMillis) {
-            sweep(nowMillis, false);
-            return this.budget.tryAddCounter(weight);
-        }
-        return false;
-    }
-
-    /**
-     * Drops the counters that hold nothing; one thread at a time, the others go on deciding. Also the
-     * sweeper's scheduled turn, so that counters a flood left go once their window has passed.
-     */
-    void sweep(long nowMillis, boolean wait) {
-        if (wait) {
-            this.sweepLock.lock();
-        }
-        else if (!this.sweepLock.tryLock()) {
-            return;
-        }
-        try {
-            this.nextIdleSweepMillis = nowMillis + IDLE_SWEEP_MILLIS;
-            this.nextFullSweepMillis = nowMillis + FULL_SWEEP_MILLIS;
-            for (LimitCounters counters : this.limits.values()) {
-                for (Map<String, WindowCounter> map : List.of(counters.counters, counters.digests)) {
-                    map.forEach((key, counter) -> {
-                        if (counter.retireIfEmpty(nowMillis) && map.remove(key, counter)) {
-                            this.budget.releaseCounter(counters.weightOf(key) + counter.extraBytes());
-                        }
-                    });
-                }
-            }
-        }
-        finally {
-            this.sweepLock.unlock();
-        }
+        return this.store.overflowDecisions();
     }
 
 }

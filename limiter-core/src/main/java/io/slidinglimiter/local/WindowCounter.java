@@ -229,17 +229,6 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
     }
 
     /**
-     * Gives back {@code cost} permits admitted at {@code acquiredAtMillis}, if they are still in the
-     * window and were not forgotten by a {@link #reset} since.
-     * @param nowMillis the current time
-     * @param acquiredAtMillis when they were admitted
-     * @param cost how many
-     */
-    public final void refund(long nowMillis, long acquiredAtMillis, long cost) {
-        refund(nowMillis, acquiredAtMillis, 0, cost);
-    }
-
-    /**
      * Gives back {@code cost} permits admitted at {@code acquiredAtMillis} by a decision of
      * {@code decidedInGeneration}, if they are still in the window and this counter was neither made
      * nor reset after that generation.
@@ -284,17 +273,8 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
     }
 
     /**
-     * Forgets every counted permit; a later refund of a permit admitted before the next one counted
-     * gives nothing back.
-     * @param nowMillis the current time
-     */
-    public final void reset(long nowMillis) {
-        reset(nowMillis, this.generation);
-    }
-
-    /**
      * Forgets every counted permit and enters a new generation: a later refund of a decision of an
-     * earlier one gives nothing back.
+     * earlier one, or of a permit admitted before the next one counted, gives nothing back.
      * @param nowMillis the current time
      * @param newGeneration the backend's generation from now on, greater than any a decision was given
      */
@@ -337,26 +317,14 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
      * of them fits; otherwise consumes from none. The decisions come back in the order given; when the
      * call is rejected, each tells whether its own limit would have admitted it and what it holds.
      * @param nowMillis the current time
+     * @param generation the backend's generation, read before the counters were looked up (0: none):
+     * the decisions carry it, and a refund compares it with the counters'
      * @param counters distinct counters
      * @param costs the cost for each counter
      * @param limits the limit for each counter
      * @return the decisions, all-or-nothing; null if one of the counters was retired (look the keys up
      * again)
      * @throws IllegalArgumentException if a counter appears twice or a cost does not fit its limit
-     */
-    public static Decisions tryAcquireAll(long nowMillis, WindowCounter[] counters, long[] costs, long[] limits) {
-        return tryAcquireAll(nowMillis, 0, counters, costs, limits);
-    }
-
-    /**
-     * As {@link #tryAcquireAll(long, WindowCounter[], long[], long[])}, for a backend that numbers its
-     * resets: the decisions carry {@code generation}, which a refund compares with the counters'.
-     * @param nowMillis the current time
-     * @param generation the backend's generation, read before the counters were looked up
-     * @param counters distinct counters
-     * @param costs the cost for each counter
-     * @param limits the limit for each counter
-     * @return the decisions, all-or-nothing; null if one of the counters was retired
      */
     public static Decisions tryAcquireAll(long nowMillis, long generation, WindowCounter[] counters, long[] costs,
             long[] limits) {

@@ -3,14 +3,9 @@ package io.slidinglimiter.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import io.lettuce.core.AbstractRedisClient;
@@ -20,7 +15,6 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -72,9 +66,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseable {
 
-    /** How long after a timeout a reply that did come proves the call slow rather than Redis failed. */
-    static final long FAULT_GRACE_MILLIS = 1_000;
-
     /** The longest a call waits for a Redis that is answering, unless told otherwise. */
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
 
@@ -94,6 +85,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 
     /** Sends the decisions that wait for a call in flight together. */
     private final ScriptBatches batches;
+
+    /** How long callers wait for replies, and whose fault a missing one is. */
+    private final ReplyWaits waits;
 
     /**
      * Creates a runner on an application's Spring Data Redis connection factory, waiting at most
@@ -146,6 +140,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
         this.replies = new ReplyWatch(this.timeoutNanos, this.maxWaitNanos);
         this.clusterFollower = new ClusterFollower(timeout, this.replies::answeredSince);
         this.batches = new ScriptBatches(this::evaluate, this.replies, this.timeoutNanos);
+        this.waits = new ReplyWaits(this.timeoutNanos, this.maxWaitNanos, this.replies, this.connection,
+                this.clusterFollower);
     }
 
     /** @return the longest a decision waits for a Redis that answers nothing */
@@ -196,8 +192,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     @Override
     public List<Long> run(String node, byte[][] keys, byte[][] args) {
         long startNanos = System.nanoTime();
-        awaitConnection();
-        return await(send(keys, args, node), startNanos, System.nanoTime(), node);
+        this.waits.awaitConnection();
+        return this.waits.await(send(keys, args, node), startNanos, System.nanoTime(), node);
     }
 
     @Override
@@ -242,55 +238,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     @Override
     public CompletableFuture<List<Long>> runAsync(String node, byte[][] keys, byte[][] args, Executor blocking) {
         long sentNanos = System.nanoTime();
-        CompletableFuture<List<Long>> reply = send(keys, args, node);
-        CompletableFuture<List<Long>> result = new CompletableFuture<>();
-        reply.whenComplete((value, failure) -> {
-            if (failure == null) {
-                result.complete(value);
-            }
-            else {
-                result.completeExceptionally(failure(RedisBackendException.cause(failure)));
-            }
-        });
-        if (!result.isDone()) {
-            checkLater(result, reply, sentNanos, sentNanos + this.timeoutNanos, node, false);
-        }
-        return result;
+        return this.waits.watch(send(keys, args, node), sentNanos, node);
     }
 
-    /**
-     * At {@code deadlineNanos}: fails a call still unanswered, unless it is worth waiting for longer
-     * ({@link #nextDeadline}).
-     */
-    private void checkLater(CompletableFuture<List<Long>> result, CompletableFuture<List<Long>> reply, long sentNanos,
-            long deadlineNanos, String node, boolean extended) {
-        CompletableFuture.delayedExecutor(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
-                .execute(() -> {
-                    if (result.isDone()) {
-                        return;
-                    }
-                    long now = System.nanoTime();
-                    long next = nextDeadline(node, sentNanos, sentNanos, deadlineNanos, now, extended);
-                    if (next != ReplyWatch.GIVE_UP) {
-                        checkLater(result, reply, sentNanos, next, node, true);
-                    }
-                    else {
-                        result.completeExceptionally(timeout(reply, sentNanos, node));
-                    }
-                });
-    }
-
-    /**
-     * When a call unanswered at {@code nowNanos} looks again, or {@link ReplyWatch#GIVE_UP}: at once
-     * on a connection known closed (an outage, not a late reply); else by {@link ReplyWatch#nextDeadline}.
-     */
-    private long nextDeadline(String node, long startNanos, long sentNanos, long deadlineNanos, long nowNanos,
-            boolean extended) {
-        if (!this.connection.isOpen()) {
-            return ReplyWatch.GIVE_UP;
-        }
-        return this.replies.nextDeadline(node, startNanos, sentNanos, deadlineNanos, nowNanos, extended);
-    }
 
     /**
      * Runs any command on the limiter's connection, waiting as a decision does: for the limiter's
@@ -302,8 +252,9 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      */
     public <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
         long startNanos = System.nanoTime();
-        RedisClusterAsyncCommands<byte[], byte[]> commands = awaitConnection();
-        return await(this.replies.replied(command.apply(commands), false, ""), startNanos, System.nanoTime(), "");
+        RedisClusterAsyncCommands<byte[], byte[]> commands = this.waits.awaitConnection();
+        return this.waits.await(this.replies.replied(command.apply(commands), false, ""), startNanos, System.nanoTime(),
+                "");
     }
 
     /**
@@ -393,128 +344,6 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     @Override
     public long redisDeadlineMillis() {
         return this.replies.redisDeadlineMillis();
-    }
-
-    /**
-     * The connection's commands, waiting for it to open up to {@code maxWait}: opening it on a cold
-     * JVM (loading the client's classes, starting its I/O threads) can take longer than a decision's
-     * timeout, and a Redis that refuses the connection fails it at once.
-     */
-    private RedisClusterAsyncCommands<byte[], byte[]> awaitConnection() {
-        try {
-            return get(this.connection.get(), this.maxWaitNanos).commands();
-        }
-        catch (TimeoutException ex) {
-            throw new RedisBackendException("Could not connect to Redis within "
-                    + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms (limiter.redis.max-wait)", ex);
-        }
-    }
-
-    /**
-     * Waits for a reply: up to the timeout, and on while that is worth it ({@link ReplyWatch#nextDeadline}),
-     * up to {@code maxWait} since the call started (and at least the timeout since the command was
-     * sent). A reply that arrived while the waiting thread was not running is used, however late the
-     * thread woke.
-     */
-    private <T> T await(CompletableFuture<T> reply, long startNanos, long sentNanos, String node) {
-        long deadline = sentNanos + this.timeoutNanos;
-        boolean extended = false;
-        while (true) {
-            try {
-                return get(reply, Math.max(0, deadline - System.nanoTime()));
-            }
-            catch (TimeoutException ex) {
-                long now = System.nanoTime();
-                if (reply.isDone()) {
-                    // The reply came while this thread was not running: Redis was in time, this JVM was not.
-                    deadline = now;
-                    continue;
-                }
-                long next = nextDeadline(node, startNanos, sentNanos, deadline, now, extended);
-                if (next == ReplyWatch.GIVE_UP) {
-                    throw timeout(reply, sentNanos, node);
-                }
-                deadline = next;
-                extended = true;
-            }
-        }
-    }
-
-    /**
-     * A future's value within a wait, its failures as this runner's exceptions; a wait that ends
-     * first is left to the caller.
-     */
-    private static <T> T get(Future<T> future, long waitNanos) throws TimeoutException {
-        try {
-            return future.get(waitNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (ExecutionException ex) {
-            throw failure(ex);
-        }
-        catch (CancellationException ex) {
-            throw cancelled(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new RedisBackendException("Interrupted while waiting for Redis", ex);
-        }
-    }
-
-    /** A command the client cancelled: its connection was closed (to open a new one) before Redis answered. */
-    private static RedisBackendException cancelled(CancellationException ex) {
-        return new RedisBackendException("Redis did not answer before the connection was closed", ex);
-    }
-
-    /**
-     * A timeout, and whose fault it was. Redis answered others since this command was sent: slow.
-     * The connection is closed: Redis failed. Otherwise nothing came back at all, which a starved
-     * client I/O thread or a paused JVM can cause as well as a stalled Redis: the reply gets
-     * {@link #FAULT_GRACE_MILLIS} more to come, and only then is Redis said to have failed.
-     */
-    @SuppressWarnings("unchecked")
-    private RedisTimeoutException timeout(Future<?> reply, long sentNanos, String node) {
-        CompletableFuture<?> pending = (reply instanceof CompletableFuture<?> future) ? future
-                : new CompletableFuture<>();
-        CompletionStage<List<Long>> late = (CompletionStage<List<Long>>) pending;
-        if (this.replies.answeredSince(node, sentNanos)) {
-            return RedisTimeoutException.slow("Redis answered other commands but not this one within "
-                    + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms (limiter.redis.max-wait)", late);
-        }
-        CompletableFuture<Boolean> failed = new CompletableFuture<>();
-        if (!this.connection.isOpen()) {
-            failed.complete(true);
-        }
-        else {
-            pending.whenComplete((value, failure) -> failed.complete(failure != null && !ReplyWatch.isReply(failure)));
-            failed.completeOnTimeout(true, FAULT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-        }
-        if (!node.isEmpty()) {
-            failed.thenAccept((redisFailed) -> {
-                StatefulRedisClusterConnection<byte[], byte[]> cluster = this.connection.cluster();
-                if (redisFailed && cluster != null) {
-                    this.clusterFollower.suspect(cluster, node, sentNanos);
-                }
-            });
-        }
-        return new RedisTimeoutException("Redis did not answer within " + Duration.ofNanos(this.timeoutNanos).toMillis()
-                + " ms (limiter.redis.timeout)", late, failed);
-    }
-
-    private static RuntimeException failure(ExecutionException ex) {
-        return failure(ex.getCause());
-    }
-
-    private static RuntimeException failure(Throwable cause) {
-        if (cause instanceof RedisNoScriptException noScript) {
-            return noScript;
-        }
-        if (cause instanceof CancellationException cancelled) {
-            return cancelled(cancelled);
-        }
-        if (cause instanceof RedisBackendException backend) {
-            return backend;
-        }
-        return new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
     }
 
 }

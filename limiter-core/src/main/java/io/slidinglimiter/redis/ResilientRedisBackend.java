@@ -77,6 +77,9 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     /** Failures of one limit's own values or data, which are not Redis's. */
     private final LimitFaults limitFaults = new LimitFaults();
 
+    /** Decides a call's several limits. */
+    private final SeveralLimits acrossLimits;
+
     /**
      * Creates the backend.
      * @param redis the Redis backend
@@ -128,6 +131,8 @@ public final class ResilientRedisBackend implements RateLimitBackend {
                 local, unreported, onFallback, this.outage, timeSource);
         this.leases = (settings.leased() != null) ? new Leases(redis, timeSource, settings.leased(), maxKeys,
                 sweepLeases) : null;
+        this.acrossLimits = new SeveralLimits(redis, this.breakers, this.outcomes, this.policies, this.limitFaults,
+                timeSource, this::breakerOf);
         this.status = new RedisStatus(this.outage, this.breakers, this.policies, this.outcomes.slowCalls(), this.leases,
                 redis::isScriptLoaded);
     }
@@ -178,7 +183,7 @@ public final class ResilientRedisBackend implements RateLimitBackend {
     @Override
     public Decisions tryAcquireAll(List<LimitRequest> requests) {
         if (requests.size() != 1) {
-            return tryAcquireAcrossLimits(requests);
+            return this.acrossLimits.decide(requests);
         }
         Decisions here = answeredHere(requests.get(0));
         return (here != null) ? here : decideWithRedis(requests, null).toCompletableFuture().join();
@@ -322,52 +327,6 @@ public final class ResilientRedisBackend implements RateLimitBackend {
         }
         this.outcomes.recordFailure(ex, breaker);
         return this.policies.decide(limit, key, cost, breaker);
-    }
-
-    /** Several limits: to Redis only while every shard's breaker lets the call through. */
-    private Decisions tryAcquireAcrossLimits(List<LimitRequest> requests) {
-        long sentAtMillis = this.timeSource.currentTimeMillis();
-        List<CircuitBreaker> shards = breakersOf(requests);
-        CircuitBreaker breaker = shards.get(0);
-        if (ShardBreakers.allowAll(shards, sentAtMillis)) {
-            try {
-                Decisions decisions = this.redis.tryAcquireAll(requests);
-                shards.forEach(this.outcomes::recordSuccess);
-                for (int i = 0; i < requests.size(); i++) {
-                    LimitRequest request = requests.get(i);
-                    this.policies.remember(request.limit(), request.key(), decisions.get(i), sentAtMillis);
-                }
-                return decisions;
-            }
-            catch (RedisShardException ex) {
-                // Only the failing shard's breaker counts it.
-                CircuitBreaker failing = this.breakers.ofOr(ex.shard(), breaker);
-                this.outcomes.recordFailure(ex.failure(), failing);
-                breaker = failing;
-            }
-            catch (RuntimeException ex) {
-                if (LimitFaults.isLimitsOwn(ex)) {
-                    this.limitFaults.record(requests.get(0).limit().name(), ex);
-                }
-                shards.forEach((each) -> this.outcomes.recordFailure(ex, each));
-            }
-        }
-        else {
-            breaker = shards.stream().filter(CircuitBreaker::isOpen).findFirst().orElse(breaker);
-        }
-        return this.policies.decide(requests, breaker);
-    }
-
-    /** The breakers of the shards a call's requests go to, each once. */
-    private List<CircuitBreaker> breakersOf(List<LimitRequest> requests) {
-        List<CircuitBreaker> shards = new ArrayList<>(1);
-        for (LimitRequest request : requests) {
-            CircuitBreaker breaker = breakerOf(request.limit(), request.key());
-            if (!shards.contains(breaker)) {
-                shards.add(breaker);
-            }
-        }
-        return shards;
     }
 
     private CircuitBreaker breakerOf(LimitDefinition limit, String key) {

@@ -59,7 +59,7 @@ class SlidingLogTests {
     void resetForgetsEveryPermit() {
         SlidingLog log = new SlidingLog(1000);
         log.tryAcquire(T0, 5, 5);
-        log.reset(T0);
+        log.reset(T0, 0);
         assertThat(log.tryAcquire(T0, 5, 5).allowed()).isTrue();
     }
 

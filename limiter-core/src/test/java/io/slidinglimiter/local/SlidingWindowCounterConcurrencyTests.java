@@ -87,7 +87,7 @@ class SlidingWindowCounterConcurrencyTests {
         }
         WindowCounter[] forwards = { first, second };
         WindowCounter[] backwards = { second, first };
-        ConcurrentCalls calls = ConcurrentCalls.run(THREADS, 2_000, (thread, i) -> WindowCounter.tryAcquireAll(T0,
+        ConcurrentCalls calls = ConcurrentCalls.run(THREADS, 2_000, (thread, i) -> WindowCounter.tryAcquireAll(T0, 0,
                 (thread % 2 == 0) ? forwards : backwards, new long[] { 1, 1 }, new long[] { LIMIT, LIMIT })
                 .decisions().get(0).allowed());
         assertThat(calls.admitted()).hasValue((int) LIMIT);
@@ -105,7 +105,7 @@ class SlidingWindowCounterConcurrencyTests {
             }
             case 2 -> {
                 SlidingWindowCounter other = new SlidingWindowCounter(1000, 10, now);
-                yield WindowCounter.tryAcquireAll(now, new WindowCounter[] { counter, other }, new long[] { 1, 1 },
+                yield WindowCounter.tryAcquireAll(now, 0, new WindowCounter[] { counter, other }, new long[] { 1, 1 },
                         new long[] { LIMIT, LIMIT }).decisions().get(0);
             }
             default -> {

@@ -71,12 +71,12 @@ public class SlidingWindowCounterLincheckTests {
     @Operation
     public void refund(@Param(name = "time") int time, @Param(name = "time") int acquiredAt,
             @Param(name = "cost") int cost) {
-        this.counter.refund(TIMES[time], TIMES[acquiredAt], cost);
+        this.counter.refund(TIMES[time], TIMES[acquiredAt], 0, cost);
     }
 
     @Operation
     public void reset(@Param(name = "time") int time) {
-        this.counter.reset(TIMES[time]);
+        this.counter.reset(TIMES[time], 0);
     }
 
     @Operation
@@ -86,7 +86,7 @@ public class SlidingWindowCounterLincheckTests {
 
     @Operation
     public Decisions tryAcquireBoth(@Param(name = "time") int time, @Param(name = "cost") int cost) {
-        return WindowCounter.tryAcquireAll(TIMES[time], new WindowCounter[] { this.counter, this.other },
+        return WindowCounter.tryAcquireAll(TIMES[time], 0, new WindowCounter[] { this.counter, this.other },
                 new long[] { cost, 1 }, new long[] { LIMIT, LIMIT });
     }
 

@@ -187,7 +187,7 @@ public class WindowCounterPropertiesTests {
             long charge = random.nextLong(0, 2 * limit + 1);
             model.settle(now, acquiredAt, charge - cost);
             if (charge < cost) {
-                counter.refund(now, acquiredAt, cost - charge);
+                counter.refund(now, acquiredAt, 0, cost - charge);
             }
             else if (charge > cost) {
                 assertThat(counter.charge(now, charge - cost)).isTrue();

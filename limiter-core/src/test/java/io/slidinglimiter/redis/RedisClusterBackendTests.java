@@ -131,7 +131,9 @@ class RedisClusterBackendTests {
     void aCallAcrossShardsCountsAFailureAgainstTheFailingShardOnly() throws Exception {
         try (RedisClusterServers own = RedisClusterServers.start()) {
             LettuceConnectionFactory factory = connectionFactory(own);
-            RedisBackend redis = new RedisBackend(new LettuceScriptRunner(factory, Duration.ofMillis(100)),
+            // 250 ms: three of them (and the second of grace each) open the stalled shard's breaker within
+            // its 3 s stall, and a machine busy with other work does not make the healthy shard's calls time out.
+            RedisBackend redis = new RedisBackend(new LettuceScriptRunner(factory, Duration.ofMillis(250)),
                     new RedisKeys("limiter"), ClusterSlotHashUtil::calculateSlot);
             try (ResilientRedisBackend resilient = new ResilientRedisBackend(redis,
                     new LocalBackend(TimeSource.monotonic(), 1_000), new ResilientRedisBackend.Settings(

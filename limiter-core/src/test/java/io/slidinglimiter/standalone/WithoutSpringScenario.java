@@ -41,8 +41,10 @@ public final class WithoutSpringScenario {
             verdicts.add(local.tryAcquire("login", "alice").allowed());
         }
         RedisClient client = RedisClient.create(redisUri);
-        try (LettuceScriptRunner runner = new LettuceScriptRunner(client, Duration.ofMillis(100),
-                Duration.ofSeconds(1))) {
+        // A timeout far longer than a decision takes: this is about running without Spring, and a cold
+        // class loader on a busy machine must not be taken for a failing Redis.
+        try (LettuceScriptRunner runner = new LettuceScriptRunner(client, Duration.ofSeconds(5),
+                Duration.ofSeconds(5))) {
             ResilientRedisBackend redis = new ResilientRedisBackend(
                     new RedisBackend(runner, new RedisKeys("limiter"), null),
                     new LocalBackend(TimeSource.monotonic(), 1_000),
