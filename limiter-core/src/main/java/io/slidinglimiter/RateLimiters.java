@@ -411,6 +411,18 @@ public class RateLimiters {
     }
 
     /**
+     * What {@code key} holds in a limit now, and what a call of {@code cost} would be told: its
+     * {@code retryAfter} is when that many permits will be free (a token budget's reservation, say).
+     * @param limitName a configured or annotated limit's name
+     * @param key the counter key, not blank
+     * @param cost the permits the call would ask, between 1 and the limit
+     * @return the key's usage, decided for that cost
+     */
+    public KeyUsage usage(String limitName, String key, long cost) {
+        return this.backend.usage(this.registry.get(limitName), key, cost);
+    }
+
+    /**
      * Forgets what {@code key} has used in a limit, in this instance and, for Redis, everywhere.
      * @param limitName a configured or annotated limit's name
      * @param key the counter key, not blank

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 
 import org.apache.commons.logging.Log;
@@ -55,6 +56,12 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
     /** The most permits per window each limit's backend counts exactly. */
     private final ToLongFunction<LimitDefinition> largestLimit;
 
+    /**
+     * Whether Redis can be reached now: reads that fail while it cannot are said by the start's
+     * warning and the outage's, not again here.
+     */
+    private final BooleanSupplier reachable;
+
     /** Stored changes found invalid and logged, by limit name, so that each is logged once. */
     private final Set<String> invalidLogged = ConcurrentHashMap.newKeySet();
 
@@ -94,10 +101,25 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
      */
     public LimitChanges(LimitRegistry registry, RedisLimitOverrides shared, long periodMillis,
             ToLongFunction<LimitDefinition> largestLimit) {
+        this(registry, shared, periodMillis, largestLimit, () -> true);
+    }
+
+    /**
+     * Changes shared through Redis, within what each limit's backend counts exactly.
+     * @param registry the limits
+     * @param shared where every instance finds the changes, or null for this instance only
+     * @param periodMillis how often stored changes are read
+     * @param largestLimit the most permits per window each limit's backend counts exactly
+     * @param reachable whether Redis can be reached now: reads that fail while it cannot are logged
+     * at DEBUG, the start's and the outage's warnings having said so
+     */
+    public LimitChanges(LimitRegistry registry, RedisLimitOverrides shared, long periodMillis,
+            ToLongFunction<LimitDefinition> largestLimit, BooleanSupplier reachable) {
         this.registry = registry;
         this.shared = shared;
         this.periodMillis = periodMillis;
         this.largestLimit = largestLimit;
+        this.reachable = reachable;
     }
 
     /**
@@ -200,11 +222,18 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
             stored = this.shared.load();
         }
         catch (RuntimeException ex) {
-            // One missed read changes nothing (the next comes a period later): said once reads keep failing.
+            // One missed read changes nothing (the next comes a period later): said once reads keep failing,
+            // as a warning only while Redis can be reached (an unreachable one is said by the start and the outage).
             if (!this.readFailing && ++this.failedReads >= FAILED_READS_BEFORE_WARNING) {
                 this.readFailing = true;
-                logger.warn("Could not read run-time limit changes from Redis (" + ex.getMessage() + "); the limits"
-                        + " in force stay as they are until it answers.");
+                String message = "Could not read run-time limit changes from Redis (" + ex.getMessage() + "); the"
+                        + " limits in force stay as they are until it answers.";
+                if (this.reachable.getAsBoolean()) {
+                    logger.warn(message);
+                }
+                else {
+                    logger.debug(message);
+                }
             }
             return;
         }

@@ -85,13 +85,17 @@ public class RateLimitersEndpoint {
     }
 
     /**
-     * One limit, and one key's usage when {@code key} is given.
+     * One limit, and one key's usage when {@code key} is given: what a call of {@code cost} (1 when
+     * not given) would be told, its {@code retryAfter} the time until that many permits are free.
      * @param name the limit's name
      * @param key a counter key, or null
-     * @return the limit; 404 for an unknown name
+     * @param cost the permits of the call asked about, or null for 1
+     * @return the limit; 404 for an unknown name, 400 for a blank key or a cost that is not a whole
+     * number between 1 and the limit
      */
     @ReadOperation
-    public WebEndpointResponse<Map<String, Object>> limit(@Selector String name, @Nullable String key) {
+    public WebEndpointResponse<Map<String, Object>> limit(@Selector String name, @Nullable String key,
+            @Nullable String cost) {
         Optional<LimitDefinition> definition = this.registry.find(name);
         if (definition.isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
@@ -101,11 +105,25 @@ public class RateLimitersEndpoint {
             if (key.isBlank()) {
                 return error("The key must not be blank");
             }
-            KeyUsage counted = this.rateLimiters.usage(name, key);
+            long permits;
+            try {
+                permits = (cost != null) ? Long.parseLong(cost.trim()) : 1;
+            }
+            catch (NumberFormatException ex) {
+                return error("cost must be a whole number of permits, but was '" + cost + "'");
+            }
+            long limit = definition.get().limit();
+            if (permits < 1 || permits > limit) {
+                return error("cost must be between 1 and the limit (" + limit + "), but was " + permits);
+            }
+            KeyUsage counted = this.rateLimiters.usage(name, key, permits);
             Decision usage = counted.decision();
             Map<String, Object> keyUsage = new LinkedHashMap<>();
             keyUsage.put("used", counted.used());
             keyUsage.put("remaining", usage.remaining());
+            if (cost != null) {
+                keyUsage.put("cost", permits);
+            }
             keyUsage.put("retryAfter", seconds(usage.retryAfter()));
             keyUsage.put("resetAfter", seconds(usage.resetAfter()));
             if (onRedis(definition.get()) && this.redis.leases(definition.get())) {

@@ -1,7 +1,9 @@
 package io.slidinglimiter.ai;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -36,7 +38,8 @@ import io.slidinglimiter.web.ReactiveDecisions;
  * A call that fails, a stream that is cancelled, or a response without usage stays at its
  * reservation.
  * <p>
- * The key and the plan come from the advisor context:
+ * The key and the plan come from the advisor context (or the key from {@code limiter.ai.token-budget.key},
+ * SpEL over {@code #context} and {@code #principal}: {@link Builder#key}):
  * <pre class="code">
  * chatClient.prompt(question)
  *         .advisors((advisors) -&gt; advisors.param(TokenBudgetAdvisor.KEY, user.getId())
@@ -66,11 +69,19 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
     private final int order;
 
+    /** A call's key from its advisor context. */
+    private final Function<Map<String, Object>, Object> key;
+
+    /** Where the key comes from, for a call that has none. */
+    private final String keySource;
+
     private TokenBudgetAdvisor(Builder builder) {
         this.rateLimiters = builder.rateLimiters;
         this.limit = builder.rateLimiters.handle(builder.limit);
         this.reserve = builder.reserve;
         this.order = builder.order;
+        this.key = builder.key;
+        this.keySource = builder.keySource;
     }
 
     /**
@@ -130,9 +141,9 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
     private List<LimitRequest> asked(ChatClientRequest request) {
         Object plan = request.context().get(PLAN);
         LimitDefinition definition = this.limit.definition((plan != null) ? plan.toString() : null);
-        Object key = request.context().get(KEY);
+        Object key = this.key.apply(request.context());
         if (key == null || key.toString().isBlank()) {
-            throw RateLimitExceededException.forMissingKey(definition, "the advisor parameter " + KEY);
+            throw RateLimitExceededException.forMissingKey(definition, this.keySource);
         }
         return List.of(new LimitRequest(definition, key.toString(), Math.min(this.reserve, definition.limit())));
     }
@@ -158,6 +169,10 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
         private int order = Ordered.HIGHEST_PRECEDENCE + 1000;
 
+        private Function<Map<String, Object>, Object> key = (context) -> context.get(KEY);
+
+        private String keySource = "the advisor parameter " + KEY;
+
         private Builder(RateLimiters rateLimiters) {
             Assert.notNull(rateLimiters, "rateLimiters must not be null");
             this.rateLimiters = rateLimiters;
@@ -181,6 +196,23 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
          */
         public Builder reserve(long reserve) {
             this.reserve = reserve;
+            return this;
+        }
+
+        /**
+         * Where a call's key comes from: by default the advisor parameter {@link #KEY}. A call
+         * whose key is null or blank is refused, never counted under a shared key.
+         * <pre class="code">
+         * builder.key((context) -&gt; context.get("tenant"), "the advisor parameter tenant")
+         * </pre>
+         * @param key the key from the call's advisor context
+         * @param source where it comes from, for the refusal of a call without one
+         * @return this builder
+         */
+        public Builder key(Function<Map<String, Object>, Object> key, String source) {
+            Assert.notNull(key, "key must not be null");
+            this.key = key;
+            this.keySource = source;
             return this;
         }
 

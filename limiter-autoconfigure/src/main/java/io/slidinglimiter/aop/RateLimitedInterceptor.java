@@ -126,6 +126,10 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
                     caller);
         }
         WebCall web = currentWebCall();
+        if (web == null) {
+            // Run by @Async on an executor: the request the caller served, noted before the hop.
+            web = CallerCapture.of(invocation);
+        }
         if (operation.charged()) {
             return invokeCharged(invocation, operation, web);
         }
@@ -156,8 +160,9 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     /**
      * The request the current thread serves: a servlet request, a WebFlux request where Reactor
      * propagates its context to thread locals, or a gRPC call; null otherwise.
+     * @return the request, or null
      */
-    private WebCall currentWebCall() {
+    public WebCall currentWebCall() {
         WebCall web = callerOutsideReactor();
         if (web == null && this.reactiveCalls) {
             web = ReactiveRateLimitContext.current();

@@ -208,8 +208,9 @@ public final class RateLimitedMethodsValidator implements SmartInitializingSingl
         }
         boolean jdkProxy = Proxy.isProxyClass(bean.getClass());
         if (Modifier.isFinal(modifiers) && !jdkProxy) {
-            return new Problem(subject, "the method is final, so the class-based proxy cannot override it and the"
-                    + " limit would never apply", "Remove final from the method (and from its class).");
+            return new Problem(subject, "the " + (FinalClasses.isKotlin(userClass) ? "function" : "method")
+                    + " is final, so the class-based proxy cannot override it and the limit would never apply",
+                    FinalClasses.fix(userClass, method));
         }
         if (!(bean instanceof Advised advised)
                 || Arrays.stream(advised.getAdvisors()).noneMatch(RateLimitedAdvisor.class::isInstance)) {

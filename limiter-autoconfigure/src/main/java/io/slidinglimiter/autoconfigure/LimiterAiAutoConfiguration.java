@@ -1,6 +1,7 @@
 package io.slidinglimiter.autoconfigure;
 
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -11,14 +12,17 @@ import org.springframework.context.annotation.Bean;
 
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.ai.TokenBudgetAdvisor;
+import io.slidinglimiter.ai.TokenBudgetKey;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.expression.InvalidExpressionException;
+import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
  * Spring AI: the {@link TokenBudgetAdvisor} bean, when {@code limiter.ai.token-budget.limit} names
  * the limit that is the budget. Add it to a {@code ChatClient} with
  * {@code builder.defaultAdvisors(tokenBudgetAdvisor)}.
  */
-@AutoConfiguration(after = LimiterAutoConfiguration.class)
+@AutoConfiguration(after = { LimiterAutoConfiguration.class, LimiterAopAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
 @ConditionalOnClass(CallAdvisor.class)
 @ConditionalOnBean(RateLimiters.class)
@@ -27,7 +31,8 @@ public class LimiterAiAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TokenBudgetAdvisor tokenBudgetAdvisor(RateLimiters rateLimiters, LimiterProperties properties) {
+    TokenBudgetAdvisor tokenBudgetAdvisor(RateLimiters rateLimiters, LimiterProperties properties,
+            ObjectProvider<LimiterExpressionParser> limiterExpressionParser) {
         LimiterProperties.TokenBudget budget = properties.getAi().getTokenBudget();
         if (!ConfiguredLimits.isDefined(rateLimiters, budget.getLimit())) {
             throw new InvalidLimiterConfigurationException("limiter.ai.token-budget.limit", "names '"
@@ -40,7 +45,24 @@ public class LimiterAiAutoConfiguration {
                     + budget.getReserve() + ", but a call must reserve between 1 and the budget (" + limit + ")",
                     "Set limiter.ai.token-budget.reserve between 1 and " + limit + ": about the tokens a call uses.");
         }
-        return TokenBudgetAdvisor.builder(rateLimiters).limit(budget.getLimit()).reserve(budget.getReserve()).build();
+        TokenBudgetAdvisor.Builder advisor = TokenBudgetAdvisor.builder(rateLimiters).limit(budget.getLimit())
+                .reserve(budget.getReserve());
+        if (budget.getKey() != null) {
+            TokenBudgetKey key = key(budget.getKey(), limiterExpressionParser.getObject());
+            advisor.key(key, "limiter.ai.token-budget.key (" + key.source() + ")");
+        }
+        return advisor.build();
+    }
+
+    private static TokenBudgetKey key(String source, LimiterExpressionParser parser) {
+        try {
+            return new TokenBudgetKey(parser, parser.parse(source, TokenBudgetKey.VARIABLES));
+        }
+        catch (InvalidExpressionException ex) {
+            throw new InvalidLimiterConfigurationException("limiter.ai.token-budget.key", ex.getMessage(),
+                    "Write the key over #context (the advisor context) and #principal, for example"
+                            + " \"#principal?.name\" or \"#context['tenant']\".");
+        }
     }
 
 }

@@ -26,6 +26,7 @@ import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.ClassUtils;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.aop.CallerCapture;
 import io.slidinglimiter.aop.RateLimitedAdvisor;
 import io.slidinglimiter.aop.RateLimitedInterceptor;
 import io.slidinglimiter.aop.RateLimitedMethodsValidator;
@@ -79,6 +80,20 @@ public class LimiterAopAutoConfiguration {
         return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimitedOperationSource::getObject,
                 rateLimiters::getObject, limiterExpressionParser::getObject, limiterChargeSettlement::getObject,
                 webStack == WebStack.SERVLET, webStack == WebStack.REACTIVE));
+    }
+
+    /**
+     * Notes the caller's request on calls that {@code @Async} runs on an executor before they reach
+     * the limit, so that their decisions reach that request's headers.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static CallerCapture limiterCallerCapture(ObjectProvider<RateLimitedAdvisor> rateLimitedAdvisor) {
+        return new CallerCapture(() -> {
+            RateLimitedAdvisor advisor = rateLimitedAdvisor.getIfAvailable();
+            return (advisor != null && advisor.getAdvice() instanceof RateLimitedInterceptor interceptor)
+                    ? interceptor.currentWebCall() : null;
+        });
     }
 
     @Bean

@@ -81,23 +81,25 @@ public class LimiterGatewayMvcAutoConfiguration {
                 continue;
             }
             limited = true;
-            String limit = argument(filter.getArgs(), "limit");
+            String[] limitAndKey = limitAndKey(filter.getArgs());
+            String limit = limitAndKey[0];
             if (limit == null || !ConfiguredLimits.isDefined(rateLimiters, limit)) {
                 problems.add(new Problem(subject, "has a RateLimit filter " + ((limit == null) ? "without a limit"
                         : "naming '" + limit + "', which is not under limiter.limits")
                         + ", so no request on the route could be decided",
                         "Define limiter.limits." + ((limit != null) ? limit : route.getId())
-                                + " (limit and window), and give the filter its name: args: {limit: ..., key: ...}."));
+                                + " (limit and window), and give the filter its name: RateLimit=<limit>,<key>, or"
+                                + " args: {limit: ..., key: ...}."));
             }
-            String key = argument(filter.getArgs(), "key");
+            String key = limitAndKey[1];
             if (key != null) {
                 try {
                     parser.parse(key, HttpRule.KEY_VARIABLES);
                 }
                 catch (InvalidExpressionException ex) {
                     problems.add(new Problem(subject, "has a RateLimit filter whose key " + ex.getMessage(),
-                            "Fix the key expression: it sees #request (the HttpServletRequest), #clientAddress and"
-                                    + " #principal."));
+                            "Fix the key expression: it sees #request (the route's ServerRequest), #clientAddress"
+                                    + " and #principal."));
                 }
             }
         }
@@ -107,6 +109,17 @@ public class LimiterGatewayMvcAutoConfiguration {
                     + " (filters: [{name: RateLimit, args: {limit: " + route.getId() + ", key: \"#clientAddress\"}}]),"
                     + " or use LimiterFilterFunctions.rateLimit(\"" + route.getId() + "\", ...) in a Java route.");
         }
+    }
+
+    /**
+     * The filter's limit and key: its {@code limit} and {@code key} arguments, or in the shortcut
+     * form ({@code RateLimit=<limit>,<key>}) its first value and the rest.
+     */
+    private static String[] limitAndKey(Map<String, String> args) {
+        if (args.containsKey("limit") || args.containsKey("key")) {
+            return new String[] { argument(args, "limit"), argument(args, "key") };
+        }
+        return LimiterFilterFunctions.shortcut(String.join(",", args.values()));
     }
 
     private static String argument(Map<String, String> args, String name) {

@@ -442,6 +442,21 @@ public class LimiterProperties {
          */
         private long reserve = 1000;
 
+        /**
+         * SpEL giving a call's key (whose budget it spends) over #context, the call's advisor context,
+         * and #principal, the signed-in user of the web request it serves; for example
+         * "#principal?.name". Default: the advisor parameter TokenBudgetAdvisor.KEY.
+         */
+        private String key;
+
+        public String getKey() {
+            return this.key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
         public String getLimit() {
             return this.limit;
         }

@@ -110,8 +110,9 @@ public class LimiterRedisAutoConfiguration {
      */
     @Bean
     RedisConnectionWarmup limiterRedisConnection(LettuceScriptRunner limiterRedisScriptRunner,
-            LimiterProperties properties) {
-        return new RedisConnectionWarmup(limiterRedisScriptRunner, properties.getRedis().getOnFailure());
+            LimiterProperties properties, ObjectProvider<RedisConnectionFactory> connectionFactory) {
+        return new RedisConnectionWarmup(limiterRedisScriptRunner, properties.getRedis().getOnFailure(),
+                RedisAddress.of(connectionFactory.getIfAvailable()));
     }
 
     /** What the Redis backend tells of itself, for the endpoint (which loads without Redis). */
@@ -314,7 +315,7 @@ public class LimiterRedisAutoConfiguration {
             LimiterProperties properties, RateLimitBackend rateLimitBackend) {
         return new LimitChanges(limitRegistry,
                 new RedisLimitOverrides(limiterRedisScriptRunner, properties.getKeyPrefix()), 1_000,
-                rateLimitBackend::largestLimit);
+                rateLimitBackend::largestLimit, limiterRedisScriptRunner::isConnected);
     }
 
     /**
@@ -349,11 +350,14 @@ public class LimiterRedisAutoConfiguration {
 
         private final FailurePolicy policy;
 
+        private final String address;
+
         private volatile boolean closing;
 
-        RedisConnectionWarmup(LettuceScriptRunner runner, FailurePolicy policy) {
+        RedisConnectionWarmup(LettuceScriptRunner runner, FailurePolicy policy, String address) {
             this.runner = runner;
             this.policy = policy;
+            this.address = address;
         }
 
         @Override
@@ -361,9 +365,11 @@ public class LimiterRedisAutoConfiguration {
             CompletableFuture<?> connected = this.runner.connect();
             connected.whenComplete((ignored, failure) -> {
                 if (failure != null && !this.closing) {
-                    logger.warn("Sliding Limiter could not connect to Redis at start (" + failure.getMessage()
-                            + "); limits on Redis follow limiter.redis.on-failure=" + this.policy.id()
-                            + " until it answers.");
+                    logger.warn("Sliding Limiter could not connect to Redis at " + this.address + " at start ("
+                            + failure.getMessage() + "): limits on Redis follow limiter.redis.on-failure="
+                            + this.policy.id() + " (or each limit's own) until it answers, and run-time limit"
+                            + " changes are read once it does. Decisions that fail meanwhile are logged once as an"
+                            + " outage.");
                 }
             });
             try {

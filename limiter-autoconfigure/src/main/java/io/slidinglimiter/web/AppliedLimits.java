@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.function.Predicate;
 
 import io.slidinglimiter.Decision;
+import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
@@ -50,6 +52,25 @@ public final class AppliedLimits {
                 this.decisions.add(decided.get(i));
             }
         }
+    }
+
+    /**
+     * Records a denial by what its exception tells (the limit, its window, when it frees), unless its
+     * limit's decision was recorded already: a call decided on another thread (an {@code @Async}
+     * method, a coroutine after a thread hop, a token budget) still answers with its limit's headers.
+     * A missing key, which no limit decided, records nothing.
+     * @param denied the denial
+     */
+    public synchronized void recordDenial(RateLimitExceededException denied) {
+        String name = denied.getLimitName();
+        if (denied.isMissingKey() || name == null || this.shadow.test(name) || indexOf(name) >= 0
+                || denied.getWindow() == null || denied.getWindow().toMillis() <= 0 || denied.getLimit() <= 0) {
+            return;
+        }
+        long retryAfterMillis = denied.getRetryAfter().toMillis();
+        this.limits.add(new LimitDefinition(name, denied.getLimit(), denied.getWindow(), 1,
+                Algorithm.SLIDING_WINDOW_COUNTER));
+        this.decisions.add(new Decision(false, denied.getLimit(), 0, retryAfterMillis, retryAfterMillis));
     }
 
     /** @return {@code RateLimit-Policy} then {@code RateLimit}, or null when no limit applied */

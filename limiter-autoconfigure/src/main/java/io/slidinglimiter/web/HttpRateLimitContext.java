@@ -10,6 +10,7 @@ import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
+import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
@@ -82,6 +83,11 @@ public final class HttpRateLimitContext implements WebCall {
         if (this.headersOnAllowed && decisions.allowed()) {
             writeHeaders();
         }
+    }
+
+    /** Notes a denial that may have been decided on another thread, for its 429's headers. */
+    void recordDenial(RateLimitExceededException denied) {
+        this.applied.recordDenial(denied);
     }
 
     /** Writes the RateLimit headers of every limit that applied, whatever the setting: for 429s. */

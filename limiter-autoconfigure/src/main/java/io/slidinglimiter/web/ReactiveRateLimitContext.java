@@ -105,6 +105,11 @@ public final class ReactiveRateLimitContext implements WebCall {
         return this.rejection;
     }
 
+    /** Notes a denial that may have been decided elsewhere than in this request's chain, for its 429's headers. */
+    void recordDenial(RateLimitExceededException denied) {
+        this.applied.recordDenial(denied);
+    }
+
     /** Sets the RateLimit headers of every limit that applied so far, if any did. */
     void writeHeaders(HttpHeaders headers) {
         String[] values = this.applied.headerValues();

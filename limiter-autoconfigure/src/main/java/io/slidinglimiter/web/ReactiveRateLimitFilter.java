@@ -171,6 +171,7 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
                         + ": limit '" + denied.getLimitName() + "'");
             }
             rejection = Rejection.of(denied);
+            context.recordDenial(denied);
         }
         else {
             rejection = Rejection.of((InvalidCostException) cause);

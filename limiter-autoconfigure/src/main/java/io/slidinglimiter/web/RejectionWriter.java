@@ -53,6 +53,7 @@ final class RejectionWriter {
                         + denied.getLimitName() + "'");
             }
             if (context != null) {
+                context.recordDenial(denied);
                 context.writeHeaders();
             }
             this.rejectionHandler.handle(request, response, denied);

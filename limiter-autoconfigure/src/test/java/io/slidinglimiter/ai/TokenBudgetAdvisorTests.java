@@ -64,8 +64,14 @@ class TokenBudgetAdvisorTests {
             assertThat(model.calls.get()).as("the denied call never reached the model").isEqualTo(3);
             assertThat(ask(client, "bob")).as("another user's budget").isEqualTo("answer");
             assertThat(rateLimiters.usage("llm-tokens", "bob").used()).isEqualTo(30);
-            Object shown = context.getBean(RateLimitersEndpoint.class).limit("llm-tokens", "alice").getBody();
-            assertThat(shown).asString().contains("used=90").contains("remaining=10");
+            RateLimitersEndpoint endpoint = context.getBean(RateLimitersEndpoint.class);
+            Object shown = endpoint.limit("llm-tokens", "alice", null).getBody();
+            assertThat(shown).asString().contains("used=90").contains("remaining=10").contains("retryAfter=0.0");
+            // For the reservation's cost the endpoint tells the wait every such call is refused for.
+            Object reserved = endpoint.limit("llm-tokens", "alice", "40").getBody();
+            assertThat(reserved).asString().contains("cost=40").doesNotContain("retryAfter=0.0");
+            assertThat(endpoint.limit("llm-tokens", "alice", "101").getStatus()).as("past the budget").isEqualTo(400);
+            assertThat(endpoint.limit("llm-tokens", "alice", "many").getStatus()).isEqualTo(400);
         }
     }
 

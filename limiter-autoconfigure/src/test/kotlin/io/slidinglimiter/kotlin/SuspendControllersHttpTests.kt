@@ -52,6 +52,9 @@ class SuspendControllersHttpTests {
         @Autowired
         lateinit var rateLimiters: RateLimiters
 
+        @Autowired
+        lateinit var greeter: SuspendGreeter
+
         @Test
         fun aSuspendFunctionIsLimitedWithTheRequestInTheKey() =
             assertLimited(port, "suspend", "hi ", controller.calls)
@@ -78,10 +81,17 @@ class SuspendControllersHttpTests {
     }
 
     @Nested
-    @SpringBootTest(classes = [ReactiveTestApplication::class, SuspendController::class],
+    @SpringBootTest(classes = [ReactiveTestApplication::class, SuspendController::class, SuspendGreeter::class],
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = ["spring.main.web-application-type=reactive"])
-    inner class OnWebFlux : OnAStack()
+    inner class OnWebFlux : OnAStack() {
+
+        /** A suspend bean called after the controller awaited something: decided on another thread. */
+        @Test
+        fun aSuspendBeanCalledAfterAThreadHopAnswersWithTheHeaders() =
+            assertLimited(port, "suspend-bean", "hi ", greeter.calls)
+
+    }
 
     @Nested
     @SpringBootTest(classes = [ServletApplication::class], webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -90,7 +100,7 @@ class SuspendControllersHttpTests {
 
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
-    @Import(OpenSecurity::class, SuspendController::class)
+    @Import(OpenSecurity::class, SuspendController::class, SuspendGreeter::class)
     open class ServletApplication {
 
         /** The reactive application's clock, so that both stacks answer the same reset times. */
@@ -99,8 +109,26 @@ class SuspendControllersHttpTests {
 
     }
 
+    open class SuspendGreeter {
+
+        open val calls = AtomicInteger()
+
+        @RateLimited(name = "suspend-bean", limit = 2, window = "1m", key = "#name")
+        open suspend fun greet(name: String): String {
+            calls.incrementAndGet()
+            return "hi $name"
+        }
+
+    }
+
     @RestController
-    open class SuspendController {
+    open class SuspendController(private val greeter: SuspendGreeter) {
+
+        @GetMapping("/suspend-bean/{name}")
+        open suspend fun viaBean(@PathVariable name: String): String {
+            delay(5)
+            return greeter.greet(name)
+        }
 
         open val calls = AtomicInteger()
 

@@ -102,6 +102,25 @@ public interface RateLimitBackend extends AutoCloseable {
     }
 
     /**
+     * What {@code key} holds in {@code limit} now, and what a call of {@code cost} would be told
+     * (its {@code retryAfter}: when that many permits will be free), without consuming anything.
+     * <pre>{@code
+     * Duration wait = backend.usage(budget, "alice", 2_000).decision().retryAfter();
+     * }</pre>
+     * @param limit the limit's definition
+     * @param key the counter key, not blank
+     * @param cost the permits the call would ask, between 1 and the limit
+     * @return the key's usage, decided for that cost
+     * @throws UnsupportedOperationException by default for a cost other than 1
+     */
+    default KeyUsage usage(LimitDefinition limit, String key, long cost) {
+        if (cost != 1) {
+            throw new UnsupportedOperationException(getClass().getSimpleName() + " tells usage for a cost of 1 only");
+        }
+        return usage(limit, key);
+    }
+
+    /**
      * Forgets what {@code key} has used in {@code limit}.
      * @param limit the limit's definition
      * @param key the counter key, not blank

@@ -149,6 +149,11 @@ public class RoutingBackend implements RateLimitBackend {
     }
 
     @Override
+    public KeyUsage usage(LimitDefinition limit, String key, long cost) {
+        return backendFor(limit).usage(limit, key, cost);
+    }
+
+    @Override
     public void reset(LimitDefinition limit, String key) {
         backendFor(limit).reset(limit, key);
     }

@@ -167,6 +167,11 @@ public class TimedBackend implements RateLimitBackend {
     }
 
     @Override
+    public KeyUsage usage(LimitDefinition limit, String key, long cost) {
+        return this.delegate.usage(limit, key, cost);
+    }
+
+    @Override
     public void reset(LimitDefinition limit, String key) {
         this.delegate.reset(limit, key);
     }

@@ -63,18 +63,18 @@ final class CounterStore implements AutoCloseable {
         this.idle = new IdleCounters(this.limits, budget, timeSource, sweepPeriodMillis);
     }
 
-    /** What a key holds now, read without making a counter; an unknown key holds nothing. */
-    KeyUsage usage(LimitDefinition limit, String key, long nowMillis) {
+    /** What a key holds now, for a call of {@code cost}, read without making a counter; an unknown key holds nothing. */
+    KeyUsage usage(LimitDefinition limit, String key, long cost, long nowMillis) {
         LimitCounters counters = this.limits.get(limit.name());
         if (counters == null || !counters.countsFor(limit)) {
             return new KeyUsage(0, new Decision(true, limit.limit(), limit.limit(), 0, 0));
         }
         StoredKey stored = StoredKey.of(counters, key);
         WindowCounter counter = stored.map().get(stored.key());
-        KeyUsage usage = (counter != null) ? counter.usage(nowMillis, limit.limit()) : null;
+        KeyUsage usage = (counter != null) ? counter.usage(nowMillis, limit.limit(), cost) : null;
         return (usage != null) ? usage
                 : counters.sketch.counterFor(stored.key(), stored.isDigest(), () -> false).usage(nowMillis,
-                        limit.limit());
+                        limit.limit(), cost);
     }
 
     /** Drops every limit's counters and overflow sketch, giving their room back. */

@@ -290,8 +290,13 @@ public class LocalBackend implements RateLimitBackend {
 
     @Override
     public KeyUsage usage(LimitDefinition limit, String key) {
-        LimitRequest.check(limit, key, 1);
-        return this.store.usage(limit, key, this.timeSource.currentTimeMillis());
+        return usage(limit, key, 1);
+    }
+
+    @Override
+    public KeyUsage usage(LimitDefinition limit, String key, long cost) {
+        LimitRequest.check(limit, key, cost);
+        return this.store.usage(limit, key, cost, this.timeSource.currentTimeMillis());
     }
 
     /**

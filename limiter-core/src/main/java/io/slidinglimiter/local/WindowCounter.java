@@ -194,13 +194,24 @@ abstract sealed class WindowCounter permits SlidingWindowCounter, SlidingLog, Sk
      * @return the usage; null if this counter was retired
      */
     public final KeyUsage usage(long nowMillis, long limit) {
-        checkCost(1, limit);
+        return usage(nowMillis, limit, 1);
+    }
+
+    /**
+     * What a call of {@code cost} would be told now, and the permits counted, without consuming anything.
+     * @param nowMillis the current time
+     * @param limit the permits per window
+     * @param cost the permits the call would ask, between 1 and the limit
+     * @return the usage; null if this counter was retired
+     */
+    public final KeyUsage usage(long nowMillis, long limit, long cost) {
+        checkCost(cost, limit);
         synchronized (monitor()) {
             if (retired()) {
                 return null;
             }
             advance(nowMillis);
-            Decision decision = decision(nowMillis, limit, retryAfterMillis(nowMillis, 1, limit));
+            Decision decision = decision(nowMillis, limit, retryAfterMillis(nowMillis, cost, limit));
             long used = used();
             publish();
             return new KeyUsage(used, decision);

@@ -312,6 +312,15 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     }
 
     /**
+     * Whether the limiter's connection is open now: false before it first opened, and while the
+     * client reconnects to a Redis that went away.
+     * @return whether Redis can be reached now
+     */
+    public boolean isConnected() {
+        return this.connection.isOpen();
+    }
+
+    /**
      * Makes the connection anew, whatever its state: when the server behind it is no longer the one
      * to talk to (Sentinel promoted another master). The next command opens a new connection.
      */

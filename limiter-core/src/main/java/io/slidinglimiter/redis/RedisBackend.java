@@ -314,8 +314,14 @@ public final class RedisBackend implements RateLimitBackend {
      */
     @Override
     public KeyUsage usage(LimitDefinition limit, String key) {
-        LimitRequest.check(limit, key, 1);
-        List<Long> reply = runOnKey(PEEK, now(), limit, key);
+        return usage(limit, key, 1);
+    }
+
+    @Override
+    public KeyUsage usage(LimitDefinition limit, String key, long cost) {
+        LimitRequest.check(limit, key, cost);
+        List<Long> reply = this.runner.run(new byte[][] { this.keys.counterKey(limit.name(), key) },
+                arguments(PEEK, now(), REDIS_TIME, List.of(limit), new long[] { cost }));
         return new KeyUsage(ScriptMessages.used(reply), ScriptMessages.decision(reply, 0, limit.limit()));
     }
 

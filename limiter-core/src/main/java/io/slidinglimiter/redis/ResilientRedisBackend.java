@@ -397,12 +397,17 @@ public final class ResilientRedisBackend implements RateLimitBackend {
 
     @Override
     public KeyUsage usage(LimitDefinition limit, String key) {
+        return usage(limit, key, 1);
+    }
+
+    @Override
+    public KeyUsage usage(LimitDefinition limit, String key, long cost) {
         try {
-            return this.redis.usage(limit, key);
+            return this.redis.usage(limit, key, cost);
         }
         catch (RuntimeException ex) {
             this.outcomes.recordFailure(ex, breakerOf(limit, key));
-            return this.local.usage(limit, key);
+            return this.local.usage(limit, key, cost);
         }
     }
 

@@ -59,6 +59,13 @@ class SampleApplicationTests {
                 .isEqualTo("200 200 200 200 200 429");
     }
 
+    /** The login form as a browser posts it, with Spring Cloud Gateway Server MVC on the class path. */
+    @Test
+    void aFormPostedLoginIsLimitedToo() throws Exception {
+        assertThat(statuses(() -> request("/login").header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("username=erin")), 6)).isEqualTo("200 200 200 200 200 429");
+    }
+
     @Test
     void onlyFailedSignInsCount() throws Exception {
         assertThat(statuses(() -> request("/signin?username=dave&password=secret")

@@ -39,7 +39,9 @@ import io.slidinglimiter.web.WebCall;
  *         .build();
  * </pre>
  * In routes in properties, the {@code RateLimit} filter with a {@code limit} and a SpEL {@code key}
- * over {@code #request}, {@code #clientAddress} and {@code #principal}.
+ * over {@code #request} (the route's {@code ServerRequest}), {@code #clientAddress} and
+ * {@code #principal}: {@code RateLimit=orders,#request.headers().firstHeader('X-Client')}, or
+ * {@code name: RateLimit} with {@code args: {limit: orders, key: ...}}.
  */
 public final class LimiterFilterFunctions {
 
@@ -65,19 +67,47 @@ public final class LimiterFilterFunctions {
 
     /**
      * Limits a route by {@code limiter.limits.<limit>}, keyed by a SpEL expression over
-     * {@code #request} (the {@code HttpServletRequest}), {@code #clientAddress} and
-     * {@code #principal}: the {@code RateLimit} filter of routes in properties
-     * ({@code name: RateLimit}, {@code args: {limit: orders, key: "#clientAddress"}}).
+     * {@code #request} (the route's {@code ServerRequest}; {@code #request.servletRequest()} is the
+     * servlet request), {@code #clientAddress} and {@code #principal}: the {@code RateLimit} filter
+     * of routes in properties, {@code name: RateLimit} with
+     * {@code args: {limit: orders, key: "#clientAddress"}}.
      * @param limit the name of a limit under {@code limiter.limits}
      * @param key the key expression; blank for one key shared by every request
      * @return the filter
      */
-    @Shortcut
     public static HandlerFilterFunction<ServerResponse, ServerResponse> rateLimit(String limit, String key) {
         Assert.hasText(limit, "limit must name a limit under limiter.limits");
         RouteLimit route = new RouteLimit(limit);
         String source = (key == null || key.isBlank()) ? null : key;
         return (request, next) -> route.filter(request, next, route.keyOf(request, source), null);
+    }
+
+    /**
+     * The {@code RateLimit} filter of routes in properties in the shortcut form,
+     * {@code RateLimit=<limit>,<key>}: the first value names the limit, the rest is the key (commas
+     * and all; the gateway trims the spaces around each comma), as in
+     * {@code RateLimit=orders,#request.headers().firstHeader('X-Client')}.
+     * @param limitAndKey the values, joined by commas
+     * @return the filter
+     */
+    @Shortcut(type = Shortcut.Type.LIST, fieldOrder = "limitAndKey")
+    public static HandlerFilterFunction<ServerResponse, ServerResponse> rateLimit(String limitAndKey) {
+        String[] parts = shortcut(limitAndKey);
+        return rateLimit(parts[0], parts[1]);
+    }
+
+    /**
+     * The limit and the key of the shortcut form's values: the first value, and the rest joined
+     * by commas (null when there is none).
+     * @param limitAndKey the values, joined by commas
+     * @return the limit and the key
+     */
+    public static String[] shortcut(String limitAndKey) {
+        String values = (limitAndKey != null) ? limitAndKey.trim() : "";
+        int comma = values.indexOf(',');
+        String limit = (comma < 0) ? values : values.substring(0, comma).trim();
+        String key = (comma < 0) ? null : values.substring(comma + 1).trim();
+        return new String[] { limit, (key == null || key.isEmpty()) ? null : key };
     }
 
     /** Makes {@link LimiterFilterFunctions} the {@code RateLimit} filter of routes in properties. */
@@ -145,7 +175,7 @@ public final class LimiterFilterFunctions {
                 return KeyExpression.SHARED_KEY;
             }
             return key.keyFor(collaborators.limit().definition(),
-                    WebCall.keyVariables(collaborators.parser(), HttpRateLimitContext.current()));
+                    WebCall.keyVariables(collaborators.parser(), new RouteCall(request)));
         }
 
         private Collaborators collaborators(ServerRequest request) {

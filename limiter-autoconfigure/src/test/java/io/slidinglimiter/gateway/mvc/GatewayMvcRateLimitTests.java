@@ -49,7 +49,8 @@ import static org.springframework.cloud.gateway.server.mvc.handler.HandlerFuncti
 @SpringBootTest(classes = GatewayMvcRateLimitTests.GatewayApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "spring.main.web-application-type=servlet", "limiter.limits.orders.limit=2",
-                "limiter.limits.orders.window=1m", "limiter.limits.reports.limit=2", "limiter.limits.reports.window=1m" })
+                "limiter.limits.orders.window=1m", "limiter.limits.reports.limit=2", "limiter.limits.reports.window=1m",
+                "limiter.limits.shortcuts.limit=2", "limiter.limits.shortcuts.window=1m" })
 @ExtendWith(OutputCaptureExtension.class)
 class GatewayMvcRateLimitTests {
 
@@ -70,7 +71,14 @@ class GatewayMvcRateLimitTests {
         registry.add(route + ".predicates[0]", () -> "Path=/reports/**");
         registry.add(route + ".filters[0].name", () -> "RateLimit");
         registry.add(route + ".filters[0].args.limit", () -> "reports");
-        registry.add(route + ".filters[0].args.key", () -> "#request.getHeader('X-User')");
+        registry.add(route + ".filters[0].args.key", () -> "#request.headers().firstHeader('X-User')");
+        // SPEC §5's shortcut form: the limit, then a key (here with a comma of its own) over the route's ServerRequest.
+        String shortcut = "spring.cloud.gateway.server.webmvc.routes[1]";
+        registry.add(shortcut + ".id", () -> "shortcut-route");
+        registry.add(shortcut + ".uri", () -> "http://127.0.0.1:" + downstream.getAddress().getPort());
+        registry.add(shortcut + ".predicates[0]", () -> "Path=/shortcut/**");
+        registry.add(shortcut + ".filters[0]",
+                () -> "RateLimit=shortcuts,#request.headers().firstHeader('X-User') + T(String).valueOf(',')");
     }
 
     @AfterAll
@@ -86,6 +94,11 @@ class GatewayMvcRateLimitTests {
     @Test
     void aRouteInPropertiesIsLimitedByTheRateLimitFilter() throws Exception {
         assertLimited("/reports/1", "/reports/1", "reports", "ada");
+    }
+
+    @Test
+    void aRouteInPropertiesInTheShortcutFormIsLimitedByItsKeyOverTheServerRequest() throws Exception {
+        assertLimited("/shortcut/1", "/shortcut/1", "shortcuts", "ada");
     }
 
     @Test

@@ -1,0 +1,108 @@
+package io.slidinglimiter.web;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
+import org.springframework.stereotype.Service;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.slidinglimiter.annotation.RateLimited;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every limited answer carries SPEC §5's headers on whichever thread the decision ran (Spring MVC,
+ * over real HTTP): an {@code @Async} bean method returning a {@code CompletableFuture}, decided on
+ * the executor's thread, answers its 200s and its 429 with {@code RateLimit-Policy} and
+ * {@code RateLimit}, as a method decided on the request's thread does.
+ */
+class ThreadHopHeadersHttpTests {
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void anAsyncBeanMethodsDecisionsReachTheRequestsHeaders() throws Exception {
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(AsyncApplication.class)
+                .properties("server.port=0").run()) {
+            HttpResponse<String> first = get(app, "/report");
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.body()).isEqualTo("report");
+            assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"async-reports\";q=2;w=60");
+            // Sub-windows are aligned to the clock: the count frees within the window, not always a whole one.
+            assertThat(first.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"async-reports\";r=1;t=");
+            assertThat(get(app, "/report").headers().firstValue("RateLimit").orElseThrow())
+                    .startsWith("\"async-reports\";r=0;t=");
+            HttpResponse<String> denied = get(app, "/report");
+            assertThat(denied.statusCode()).isEqualTo(429);
+            assertThat(denied.headers().firstValue("Retry-After")).isPresent();
+            assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"async-reports\";q=2;w=60");
+            assertThat(denied.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"async-reports\";r=0;t=");
+            assertThat(denied.body()).contains("\"violated-policies\":[\"async-reports\"]");
+            assertThat(app.getBean(Reports.class).threads()).as("decided on the executor's threads").isNotEmpty()
+                    .allMatch((name) -> name.startsWith("task-"));
+        }
+    }
+
+    private HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
+        return this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:"
+                + ((WebServerApplicationContext) app).getWebServer().getPort() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    @EnableAsync
+    @Import({ OpenSecurity.class, Reports.class, AsyncApplication.ReportController.class })
+    static class AsyncApplication {
+
+        @RestController
+        static class ReportController {
+
+            private final Reports reports;
+
+            ReportController(Reports reports) {
+                this.reports = reports;
+            }
+
+            @GetMapping("/report")
+            CompletableFuture<String> report() {
+                return this.reports.build();
+            }
+
+        }
+
+    }
+
+    @Service
+    static class Reports {
+
+        private final java.util.Queue<String> threads = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        public java.util.List<String> threads() {
+            return java.util.List.copyOf(this.threads);
+        }
+
+        @Async
+        @RateLimited(name = "async-reports", limit = 2, window = "1m")
+        public CompletableFuture<String> build() {
+            this.threads.add(Thread.currentThread().getName());
+            return CompletableFuture.completedFuture("report");
+        }
+
+    }
+
+}
