@@ -131,8 +131,8 @@ class RedisClusterBackendTests {
     void aCallAcrossShardsCountsAFailureAgainstTheFailingShardOnly() throws Exception {
         try (RedisClusterServers own = RedisClusterServers.start()) {
             LettuceConnectionFactory factory = connectionFactory(own);
-            // 250 ms: three of them (and the second of grace each) open the stalled shard's breaker within
-            // its 3 s stall, and a machine busy with other work does not make the healthy shard's calls time out.
+            // 250 ms: three of them (and the second of grace each) open the stalled shard's breaker early in
+            // its stall, and a machine busy with other work does not make the healthy shard's calls time out.
             RedisBackend redis = new RedisBackend(new LettuceScriptRunner(factory, Duration.ofMillis(250)),
                     new RedisKeys("limiter"), ClusterSlotHashUtil::calculateSlot);
             try (ResilientRedisBackend resilient = new ResilientRedisBackend(redis,
@@ -144,7 +144,11 @@ class RedisClusterBackendTests {
                 List<LimitRequest> across = List.of(new LimitRequest(limit, healthy, 1),
                         new LimitRequest(limit, sick, 1));
                 assertThat(resilient.tryAcquireAll(across).allowed()).isTrue();
-                Thread sleeper = new Thread(() -> own.nodes().get(0).stall(3));
+                // Long enough that the calls sent before the breaker opens (three failures, each known a second
+                // after its timeout) time out more than that second before the node wakes, on a busy machine
+                // too (a reply within that second proves the node answering, and what fail-open admitted is
+                // then rightly reported to it at once); shorter than the cluster's 5 s node timeout.
+                Thread sleeper = new Thread(() -> own.nodes().get(0).stall(4));
                 sleeper.start();
                 RedisServer.sleepMillis(100);
                 long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
