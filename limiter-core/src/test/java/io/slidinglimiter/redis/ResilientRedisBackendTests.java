@@ -213,7 +213,9 @@ class ResilientRedisBackendTests {
      */
     @Test
     void aCachedDenialAppliesOnlyToTheDefinitionItWasMadeUnder() {
-        ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, 1_000);
+        // About the cache, not a failing Redis: a busy machine must not turn a denial into a fallback.
+        ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, 1_000, TimeSource.monotonic(),
+                Duration.ofSeconds(5));
         LimitDefinition limit = LimitDefinition.of("redefined", 1, Duration.ofMinutes(1), 10);
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isTrue();
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isFalse();
