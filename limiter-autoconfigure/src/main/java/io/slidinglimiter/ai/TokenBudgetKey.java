@@ -3,14 +3,12 @@ package io.slidinglimiter.ai;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.springframework.expression.Expression;
-import org.springframework.util.ClassUtils;
 
 import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.HttpRateLimitContext;
-import io.slidinglimiter.web.ReactiveRateLimitContext;
 import io.slidinglimiter.web.WebCall;
 
 /**
@@ -24,24 +22,22 @@ public final class TokenBudgetKey implements Function<Map<String, Object>, Objec
     /** The variables the key sees. */
     public static final Set<String> VARIABLES = Set.of("context", "principal");
 
-    private static final boolean SERVLET = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
-            TokenBudgetKey.class.getClassLoader());
-
-    private static final boolean REACTIVE = ClassUtils.isPresent(
-            "org.springframework.http.server.reactive.ServerHttpRequest", TokenBudgetKey.class.getClassLoader())
-            && ClassUtils.isPresent("reactor.core.publisher.Mono", TokenBudgetKey.class.getClassLoader());
-
     private final LimiterExpressionParser parser;
 
     private final Expression expression;
 
+    /** The request the current thread serves, found as the limits of annotated methods find it. */
+    private final Supplier<WebCall> currentCall;
+
     /**
      * @param parser parsed the expression, and resolves its bean references
      * @param expression the key, over {@link #VARIABLES}
+     * @param currentCall the request the current thread serves, or null outside one
      */
-    public TokenBudgetKey(LimiterExpressionParser parser, Expression expression) {
+    public TokenBudgetKey(LimiterExpressionParser parser, Expression expression, Supplier<WebCall> currentCall) {
         this.parser = parser;
         this.expression = expression;
+        this.currentCall = currentCall;
     }
 
     @Override
@@ -65,12 +61,9 @@ public final class TokenBudgetKey implements Function<Map<String, Object>, Objec
         return this.expression.getExpressionString();
     }
 
-    /** The principal of the web request this thread serves (with Spring Security, its authentication); null outside one. */
-    private static Object principal() {
-        WebCall web = SERVLET ? HttpRateLimitContext.current() : null;
-        if (web == null && REACTIVE) {
-            web = ReactiveRateLimitContext.current();
-        }
+    /** The principal of the request this thread serves (with Spring Security, its authentication); null outside one. */
+    private Object principal() {
+        WebCall web = this.currentCall.get();
         return (web != null) ? web.principal() : null;
     }
 

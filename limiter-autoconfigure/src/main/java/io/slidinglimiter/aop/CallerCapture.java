@@ -1,6 +1,7 @@
 package io.slidinglimiter.aop;
 
 import java.lang.reflect.Method;
+import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -32,7 +33,7 @@ public final class CallerCapture implements BeanPostProcessor {
     /**
      * @param current the request the current thread serves, or null
      */
-    public CallerCapture(java.util.function.Supplier<WebCall> current) {
+    public CallerCapture(Supplier<WebCall> current) {
         this.advisor = new CaptureAdvisor(current);
     }
 
@@ -66,7 +67,7 @@ public final class CallerCapture implements BeanPostProcessor {
     /** Notes the caller's request on each rate-limited call. */
     private static final class CaptureAdvisor extends AbstractPointcutAdvisor {
 
-        private final transient java.util.function.Supplier<WebCall> current;
+        private final transient Supplier<WebCall> current;
 
         private final Pointcut pointcut = new StaticMethodMatcherPointcut() {
 
@@ -77,7 +78,7 @@ public final class CallerCapture implements BeanPostProcessor {
 
         };
 
-        CaptureAdvisor(java.util.function.Supplier<WebCall> current) {
+        CaptureAdvisor(Supplier<WebCall> current) {
             this.current = current;
         }
 

@@ -4,6 +4,8 @@ import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 
+import io.slidinglimiter.web.WebCall;
+
 /**
  * Proxies the beans that have {@code @RateLimited} methods, like Spring's own {@code @Cacheable}
  * support: no AspectJ weaver needed. Runs early among advisors, so a denied call opens no
@@ -30,6 +32,15 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
     @Override
     public Pointcut getPointcut() {
         return this.pointcut;
+    }
+
+    /**
+     * The request the current thread serves, as the limit's interceptor finds it: a servlet request,
+     * a WebFlux request whose context Reactor propagates, or a gRPC call; null otherwise.
+     * @return the request, or null
+     */
+    public WebCall currentWebCall() {
+        return this.interceptor.currentWebCall();
     }
 
     @Override

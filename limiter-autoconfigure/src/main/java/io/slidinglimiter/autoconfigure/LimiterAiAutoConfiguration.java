@@ -1,5 +1,7 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.util.function.Supplier;
+
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,9 +15,11 @@ import org.springframework.context.annotation.Bean;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.ai.TokenBudgetAdvisor;
 import io.slidinglimiter.ai.TokenBudgetKey;
+import io.slidinglimiter.aop.RateLimitedAdvisor;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.expression.InvalidExpressionException;
 import io.slidinglimiter.expression.LimiterExpressionParser;
+import io.slidinglimiter.web.WebCall;
 
 /**
  * Spring AI: the {@link TokenBudgetAdvisor} bean, when {@code limiter.ai.token-budget.limit} names
@@ -32,7 +36,8 @@ public class LimiterAiAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     TokenBudgetAdvisor tokenBudgetAdvisor(RateLimiters rateLimiters, LimiterProperties properties,
-            ObjectProvider<LimiterExpressionParser> limiterExpressionParser) {
+            ObjectProvider<LimiterExpressionParser> limiterExpressionParser,
+            ObjectProvider<RateLimitedAdvisor> rateLimitedAdvisor) {
         LimiterProperties.TokenBudget budget = properties.getAi().getTokenBudget();
         if (!ConfiguredLimits.isDefined(rateLimiters, budget.getLimit())) {
             throw new InvalidLimiterConfigurationException("limiter.ai.token-budget.limit", "names '"
@@ -48,15 +53,19 @@ public class LimiterAiAutoConfiguration {
         TokenBudgetAdvisor.Builder advisor = TokenBudgetAdvisor.builder(rateLimiters).limit(budget.getLimit())
                 .reserve(budget.getReserve());
         if (budget.getKey() != null) {
-            TokenBudgetKey key = key(budget.getKey(), limiterExpressionParser.getObject());
+            TokenBudgetKey key = key(budget.getKey(), limiterExpressionParser.getObject(), () -> {
+                RateLimitedAdvisor limits = rateLimitedAdvisor.getIfAvailable();
+                return (limits != null) ? limits.currentWebCall() : null;
+            });
             advisor.key(key, "limiter.ai.token-budget.key (" + key.source() + ")");
         }
         return advisor.build();
     }
 
-    private static TokenBudgetKey key(String source, LimiterExpressionParser parser) {
+    private static TokenBudgetKey key(String source, LimiterExpressionParser parser,
+            Supplier<WebCall> currentCall) {
         try {
-            return new TokenBudgetKey(parser, parser.parse(source, TokenBudgetKey.VARIABLES));
+            return new TokenBudgetKey(parser, parser.parse(source, TokenBudgetKey.VARIABLES), currentCall);
         }
         catch (InvalidExpressionException ex) {
             throw new InvalidLimiterConfigurationException("limiter.ai.token-budget.key", ex.getMessage(),

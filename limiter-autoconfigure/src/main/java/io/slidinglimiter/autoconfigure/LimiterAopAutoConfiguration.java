@@ -91,8 +91,7 @@ public class LimiterAopAutoConfiguration {
     static CallerCapture limiterCallerCapture(ObjectProvider<RateLimitedAdvisor> rateLimitedAdvisor) {
         return new CallerCapture(() -> {
             RateLimitedAdvisor advisor = rateLimitedAdvisor.getIfAvailable();
-            return (advisor != null && advisor.getAdvice() instanceof RateLimitedInterceptor interceptor)
-                    ? interceptor.currentWebCall() : null;
+            return (advisor != null) ? advisor.currentWebCall() : null;
         });
     }
 

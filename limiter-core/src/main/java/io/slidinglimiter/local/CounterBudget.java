@@ -54,6 +54,12 @@ final class CounterBudget implements CounterMemory {
         this.liveBytes.addAndGet(-bytes);
     }
 
+    /** How full the tighter bound is: counters against {@code maxKeys}, bytes against {@code maxBytes}; 0 to 1. */
+    double fill() {
+        return Math.min(1.0, Math.max((double) this.liveCounters.get() / this.maxKeys,
+                (double) this.liveBytes.get() / this.maxBytes));
+    }
+
     long liveCounters() {
         return this.liveCounters.get();
     }

@@ -57,8 +57,6 @@ public class LocalBackend implements RateLimitBackend {
      */
     static final long TYPICAL_COUNTER_BYTES = 320;
 
-
-
     private final TimeSource timeSource;
 
     /** This backend's use of its clock, which keeps the ticking clock's thread running until {@link #close()}. */
@@ -76,10 +74,6 @@ public class LocalBackend implements RateLimitBackend {
      * reset gives nothing back, even within the reset's millisecond.
      */
     private final AtomicLong generation = new AtomicLong(1);
-
-    private final long maxKeys;
-
-    private final long maxBytes;
 
     /** The new keys per window each limit's overflow sketch absorbs with few false refusals. */
     private final long overflowKeys;
@@ -137,8 +131,6 @@ public class LocalBackend implements RateLimitBackend {
         this.timeSource = timeSource;
         this.clockRegistration = timeSource.register();
         this.budget = new CounterBudget(maxKeys, maxBytes);
-        this.maxKeys = maxKeys;
-        this.maxBytes = maxBytes;
         this.overflowKeys = overflowKeys;
         this.store = new CounterStore(this.budget, this.generation, overflowKeys, timeSource, sweepPeriodMillis);
     }
@@ -371,8 +363,7 @@ public class LocalBackend implements RateLimitBackend {
      * @return between 0 and 1
      */
     public double fill() {
-        return Math.min(1.0, Math.max((double) this.budget.liveCounters() / this.maxKeys,
-                (double) this.budget.liveBytes() / this.maxBytes));
+        return this.budget.fill();
     }
 
     /**
