@@ -249,7 +249,8 @@ final class ReactiveCalls {
         private static Mono<Admission> admit(ContextView context, WebCall caller, Requests requests,
                 List<Expression> chargeOf, Settlement settlement, RateLimiters rateLimiters) {
             WebCall reactive = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
-            WebCall web = (reactive != null) ? reactive : caller;
+            // Else a servlet request's call: the one the method was called in, or the one the context carries.
+            WebCall web = (reactive != null) ? reactive : (caller != null) ? caller : carried(context);
             List<LimitRequest> asked;
             try {
                 asked = requests.of(web, chargeOf);
@@ -269,6 +270,11 @@ final class ReactiveCalls {
                 }
                 return Mono.just(new Admission(web, asked, taken));
             });
+        }
+
+        /** The servlet request's call that Spring MVC wrote into a handler result's context, or null. */
+        private static WebCall carried(ContextView context) {
+            return (context.getOrDefault(WebCall.CARRIED_SERVLET_CALL, null) instanceof WebCall web) ? web : null;
         }
 
         /** What a subscription was admitted for: its request (or null), what it asked, the decisions. */

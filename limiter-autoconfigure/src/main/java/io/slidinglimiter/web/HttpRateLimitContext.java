@@ -23,6 +23,9 @@ public final class HttpRateLimitContext implements WebCall {
 
     static final String ATTRIBUTE = HttpRateLimitContext.class.getName();
 
+    /** The context carried to another thread by {@link HttpRateLimitContextAccessor}. */
+    static final ThreadLocal<HttpRateLimitContext> CARRIED = new ThreadLocal<>();
+
     private final HttpServletRequest request;
 
     private final HttpServletResponse response;
@@ -46,7 +49,7 @@ public final class HttpRateLimitContext implements WebCall {
     public static HttpRateLimitContext current() {
         RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
         if (!(attributes instanceof ServletRequestAttributes servlet)) {
-            return null;
+            return CARRIED.get();
         }
         Object context = servlet.getRequest().getAttribute(ATTRIBUTE);
         if (context instanceof HttpRateLimitContext filtered) {
@@ -54,6 +57,18 @@ public final class HttpRateLimitContext implements WebCall {
         }
         // The filter is not installed: expressions still see the request; no headers are written.
         return new HttpRateLimitContext(servlet.getRequest(), null, false, (limit) -> true);
+    }
+
+    /**
+     * The context the filter made for the request the current thread serves.
+     * @return the context, or null outside a request or without the filter
+     */
+    static HttpRateLimitContext filtered() {
+        if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet
+                && servlet.getRequest().getAttribute(ATTRIBUTE) instanceof HttpRateLimitContext context) {
+            return context;
+        }
+        return null;
     }
 
     @Override

@@ -15,6 +15,12 @@ import io.slidinglimiter.expression.LimiterExpressionParser;
  */
 public interface WebCall {
 
+    /**
+     * The Reactor context key under which a servlet request's call travels with a {@code Mono} or
+     * {@code suspend} handler's result ({@link HttpRateLimitContextAccessor}).
+     */
+    String CARRIED_SERVLET_CALL = "io.slidinglimiter.web.HttpRateLimitContext";
+
     /** @return the request: an {@code HttpServletRequest}, or in WebFlux a {@code ServerHttpRequest} */
     Object request();
 

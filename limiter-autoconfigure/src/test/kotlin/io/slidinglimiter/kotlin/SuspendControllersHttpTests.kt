@@ -59,6 +59,11 @@ class SuspendControllersHttpTests {
         fun aSuspendFunctionIsLimitedWithTheRequestInTheKey() =
             assertLimited(port, "suspend", "hi ", controller.calls)
 
+        /** A suspend bean called after the controller awaited something: decided on another thread. */
+        @Test
+        fun aSuspendBeanCalledAfterAThreadHopAnswersWithTheHeaders() =
+            assertLimited(port, "suspend-bean", "hi ", greeter.calls)
+
         @Test
         fun aFlowIsLimitedWithTheRequestInTheKey() = assertLimited(port, "flow", "hello, ", controller.flowCalls)
 
@@ -84,14 +89,7 @@ class SuspendControllersHttpTests {
     @SpringBootTest(classes = [ReactiveTestApplication::class, SuspendController::class, SuspendGreeter::class],
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = ["spring.main.web-application-type=reactive"])
-    inner class OnWebFlux : OnAStack() {
-
-        /** A suspend bean called after the controller awaited something: decided on another thread. */
-        @Test
-        fun aSuspendBeanCalledAfterAThreadHopAnswersWithTheHeaders() =
-            assertLimited(port, "suspend-bean", "hi ", greeter.calls)
-
-    }
+    inner class OnWebFlux : OnAStack()
 
     @Nested
     @SpringBootTest(classes = [ServletApplication::class], webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

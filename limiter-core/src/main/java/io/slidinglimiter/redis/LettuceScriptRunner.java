@@ -47,7 +47,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * <b>Late replies.</b> A command that does not answer in time is not withdrawn, so that a reply
  * that comes after all is seen ({@link RedisTimeoutException#lateReply()}): a decision Redis then
  * applied can be given back. A decision also carries the Redis time after which its caller no
- * longer waits ({@link #redisDeadlineMillis()}): a script that Redis runs later than that (a
+ * longer waits ({@link #redisDeadlineMillis}): a script that Redis runs later than that (a
  * stalled server that wakes, a queue replayed after a reconnection) changes nothing.
  * <p>
  * <b>A slow JVM is not a down Redis.</b> A call whose reply is late while Redis keeps answering
@@ -351,8 +351,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
     }
 
     @Override
-    public long redisDeadlineMillis() {
-        return this.replies.redisDeadlineMillis();
+    public long redisDeadlineMillis(String node) {
+        return this.replies.redisDeadlineMillis(node);
     }
 
 }

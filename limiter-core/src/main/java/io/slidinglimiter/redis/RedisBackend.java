@@ -183,7 +183,7 @@ public final class RedisBackend implements RateLimitBackend {
     Decisions decide(List<LimitRequest> requests, Route route) {
         List<Long> reply;
         try {
-            reply = this.runner.run(route.shard(), route.keys(), acquireArguments(requests));
+            reply = this.runner.run(route.shard(), route.keys(), acquireArguments(requests, route.shard()));
         }
         catch (RedisTimeoutException ex) {
             throw givenBackIfLate(ex, route.keys(), requests);
@@ -213,7 +213,7 @@ public final class RedisBackend implements RateLimitBackend {
      * @return the decisions, or a stage failed with a {@link RedisBackendException}
      */
     CompletionStage<Decisions> decideAsync(List<LimitRequest> requests, Route route, Executor blocking) {
-        return this.runner.runAsync(route.shard(), route.keys(), acquireArguments(requests), blocking)
+        return this.runner.runAsync(route.shard(), route.keys(), acquireArguments(requests, route.shard()), blocking)
                 .handle((reply, failure) -> {
                     if (failure == null) {
                         return decided(reply, requests);
@@ -358,13 +358,13 @@ public final class RedisBackend implements RateLimitBackend {
     }
 
     /** The arguments of an acquisition, with the Redis time after which its caller no longer waits. */
-    private byte[][] acquireArguments(List<LimitRequest> requests) {
-        return ScriptMessages.acquire(now(), deadline(), requests);
+    private byte[][] acquireArguments(List<LimitRequest> requests, String shard) {
+        return ScriptMessages.acquire(now(), deadline(shard), requests);
     }
 
-    /** The Redis time after which the caller no longer waits, or empty for none (and for a test's fixed time). */
-    private byte[] deadline() {
-        long deadline = this.runner.redisDeadlineMillis();
+    /** The Redis time after which a call's caller no longer waits, or empty for none (and for a fixed time). */
+    private byte[] deadline(String shard) {
+        long deadline = this.runner.redisDeadlineMillis(shard);
         return (deadline < 0 || this.fixedTime != null) ? REDIS_TIME : bytes(deadline);
     }
 
@@ -406,7 +406,7 @@ public final class RedisBackend implements RateLimitBackend {
      * @return the lease, or a stage failed with a {@link RedisBackendException}
      */
     CompletionStage<LeaseGrant> lease(Route route, LimitDefinition limit, long cost, long wanted, Executor blocking) {
-        byte[][] args = ScriptMessages.lease(now(), deadline(), limit, cost, wanted);
+        byte[][] args = ScriptMessages.lease(now(), deadline(route.shard()), limit, cost, wanted);
         CompletionStage<List<Long>> reply;
         if (blocking != null) {
             reply = this.runner.runAsync(route.shard(), route.keys(), args, blocking);

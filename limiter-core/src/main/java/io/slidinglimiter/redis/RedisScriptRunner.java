@@ -80,11 +80,12 @@ interface RedisScriptRunner {
     }
 
     /**
-     * The Redis time after which a call that starts now is no longer waited for, so that the script
-     * can refuse to change anything later than that.
+     * The Redis time after which a call to a node that starts now is no longer waited for, so that
+     * the script can refuse to change anything later than that.
+     * @param node the node of the call's keys, as {@link #nodeOf} names it
      * @return Redis milliseconds since the epoch, or -1 while unknown (nothing refused)
      */
-    default long redisDeadlineMillis() {
+    default long redisDeadlineMillis(String node) {
         return -1;
     }
 

@@ -188,6 +188,7 @@ final class ReplyWaits {
             return RedisTimeoutException.slow("Redis answered other commands but not this one within "
                     + Duration.ofNanos(this.maxWaitNanos).toMillis() + " ms (limiter.redis.max-wait)", late);
         }
+        this.replies.gaveUpOnSilence(node);
         CompletableFuture<Boolean> failed = new CompletableFuture<>();
         if (!this.connection.isOpen()) {
             failed.complete(true);

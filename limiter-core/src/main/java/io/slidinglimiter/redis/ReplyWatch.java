@@ -34,6 +34,9 @@ final class ReplyWatch {
 
     private volatile boolean redisOffsetKnown;
 
+    /** How late a waiting thread last woke after its deadline, with nothing come back ({@link #nextDeadline}). */
+    private volatile long latenessNanos;
+
     ReplyWatch(long timeoutNanos, long maxWaitNanos) {
         this.timeoutNanos = timeoutNanos;
         this.maxWaitNanos = maxWaitNanos;
@@ -70,14 +73,37 @@ final class ReplyWatch {
     }
 
     /**
-     * The Redis time after which a call that starts now is no longer waited for.
+     * The Redis time after which a call to a node that starts now is no longer waited for. While the
+     * node answers, a caller may wait up to {@code maxWait} (Redis answering others); once a call to it
+     * went unanswered and nothing came back since, its callers give up after the timeout and once as
+     * long as their own threads were late ({@link #nextDeadline}), so a script that reaches the node
+     * later than twice the timeout (or the timeout plus the lateness last seen, if longer) changes
+     * nothing: a node that wakes from a stall does not count what nobody waits for any more.
+     * @param node the node the call goes to
      * @return Redis milliseconds since the epoch, or -1 while unknown
      */
-    long redisDeadlineMillis() {
+    long redisDeadlineMillis(String node) {
         if (!this.redisOffsetKnown) {
             return -1;
         }
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() + this.maxWaitNanos) + this.redisOffsetMillis;
+        LastReply lastReply = this.lastReplies.get(node);
+        long waitNanos = this.maxWaitNanos;
+        if (lastReply != null && lastReply.gaveUpNanos - lastReply.nanos > 0) {
+            waitNanos = Math.min(waitNanos, this.timeoutNanos + Math.max(this.timeoutNanos, this.latenessNanos));
+        }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() + waitNanos) + this.redisOffsetMillis;
+    }
+
+    /**
+     * Notes that a call to a node was given up with nothing come back from it since it was sent: until
+     * the node answers again, calls to it carry the short deadline of {@link #redisDeadlineMillis}.
+     * @param node the node
+     */
+    void gaveUpOnSilence(String node) {
+        LastReply lastReply = this.lastReplies.get(node);
+        if (lastReply != null) {
+            lastReply.gaveUpNanos = System.nanoTime();
+        }
     }
 
     /** Whether a node has replied to anything since a moment ({@link System#nanoTime()}). */
@@ -118,7 +144,8 @@ final class ReplyWatch {
             next = nowNanos + this.timeoutNanos;
         }
         else if (!extended && nowNanos - deadlineNanos > 0) {
-            next = nowNanos + (nowNanos - deadlineNanos);
+            this.latenessNanos = nowNanos - deadlineNanos;
+            next = nowNanos + this.latenessNanos;
         }
         else {
             return GIVE_UP;
@@ -133,10 +160,12 @@ final class ReplyWatch {
                 || failure.getCause() instanceof RedisCommandExecutionException;
     }
 
-    /** When a node last replied. */
+    /** When a node last replied, and when a call to it was last given up with nothing come back. */
     private static final class LastReply {
 
         volatile long nanos = System.nanoTime() - Long.MAX_VALUE / 2;
+
+        volatile long gaveUpNanos = this.nanos;
 
     }
 
