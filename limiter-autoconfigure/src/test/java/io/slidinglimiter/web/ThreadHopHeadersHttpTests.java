@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,8 @@ import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
+import reactor.core.publisher.Mono;
+
 import io.slidinglimiter.annotation.RateLimited;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every limited answer carries SPEC §5's headers on whichever thread the decision ran (Spring MVC,
  * over real HTTP): an {@code @Async} bean method returning a {@code CompletableFuture}, decided on
  * the executor's thread, answers its 200s and its 429 with {@code RateLimit-Policy} and
- * {@code RateLimit}, as a method decided on the request's thread does.
+ * {@code RateLimit}, as a method decided on the request's thread does; so does a {@code Mono} bean
+ * method that a controller's {@code Mono} calls after a hop to Reactor's timer thread.
  */
 class ThreadHopHeadersHttpTests {
 
@@ -54,6 +58,25 @@ class ThreadHopHeadersHttpTests {
             assertThat(denied.body()).contains("\"violated-policies\":[\"async-reports\"]");
             assertThat(app.getBean(Reports.class).threads()).as("decided on the executor's threads").isNotEmpty()
                     .allMatch((name) -> name.startsWith("task-"));
+        }
+    }
+
+    @Test
+    void aMonoBeanCalledAfterAHopAnswersWithTheHeaders() throws Exception {
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(AsyncApplication.class)
+                .properties("server.port=0").run()) {
+            HttpResponse<String> first = get(app, "/later");
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.body()).isEqualTo("later");
+            assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"later-reports\";q=2;w=60");
+            assertThat(first.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"later-reports\";r=1;t=");
+            assertThat(get(app, "/later").statusCode()).isEqualTo(200);
+            HttpResponse<String> denied = get(app, "/later");
+            assertThat(denied.statusCode()).isEqualTo(429);
+            assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"later-reports\";q=2;w=60");
+            assertThat(denied.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"later-reports\";r=0;t=");
+            assertThat(app.getBean(Reports.class).threads()).as("called on Reactor's timer threads")
+                    .anyMatch((name) -> name.startsWith("parallel-"));
         }
     }
 
@@ -83,6 +106,11 @@ class ThreadHopHeadersHttpTests {
                 return this.reports.build();
             }
 
+            @GetMapping("/later")
+            Mono<String> later() {
+                return Mono.delay(Duration.ofMillis(5)).flatMap((tick) -> this.reports.later());
+            }
+
         }
 
     }
@@ -101,6 +129,12 @@ class ThreadHopHeadersHttpTests {
         public CompletableFuture<String> build() {
             this.threads.add(Thread.currentThread().getName());
             return CompletableFuture.completedFuture("report");
+        }
+
+        @RateLimited(name = "later-reports", limit = 2, window = "1m")
+        public Mono<String> later() {
+            this.threads.add(Thread.currentThread().getName());
+            return Mono.just("later");
         }
 
     }
