@@ -12,7 +12,6 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
-import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.InvalidLimitException;
 import io.slidinglimiter.core.LimitDefinition;
@@ -72,8 +71,8 @@ final class ConfiguredLimits {
                     + properties.getLocal().getMaxMemory(), "Set limiter.local.max-memory to the most memory the"
                             + " counters may take, for example 256MB."));
         }
-        if (properties.getBackend() == Backend.REDIS && !redisPresent) {
-            problems.add(redisUnavailable("limiter.backend"));
+        if (Backends.REDIS.equals(properties.getBackend()) && !redisPresent) {
+            problems.add(Backends.redisUnavailable("limiter.backend"));
         }
         checkRedis(properties.getRedis(), problems);
         LimitRegistry registry = new LimitRegistry();
@@ -99,18 +98,18 @@ final class ConfiguredLimits {
      * Where a limit's counters live: its own {@code backend}, else {@code limiter.backend}; inline
      * (annotation-only) limits take the latter.
      */
-    static Backend backendOf(LimiterProperties properties, String limitName) {
+    static String backendOf(LimiterProperties properties, String limitName) {
         LimiterProperties.Limit configured = properties.getLimits().get(limitName);
         return (configured != null) ? backendOf(configured, properties.getBackend()) : properties.getBackend();
     }
 
-    private static Backend backendOf(LimiterProperties.Limit limit, Backend defaultBackend) {
+    private static String backendOf(LimiterProperties.Limit limit, String defaultBackend) {
         return (limit.getBackend() != null) ? limit.getBackend() : defaultBackend;
     }
 
     /** Why a limit that asks for leases cannot take them, or null when it can. */
-    private static Problem leaseProblem(String prefix, LimiterProperties.Limit limit, Backend defaultBackend) {
-        if (backendOf(limit, defaultBackend) != Backend.REDIS) {
+    private static Problem leaseProblem(String prefix, LimiterProperties.Limit limit, String defaultBackend) {
+        if (!Backends.REDIS.equals(backendOf(limit, defaultBackend))) {
             return new Problem(prefix + ".lease", "is true, but the limit's counters are local: a lease takes"
                     + " permits from Redis, which a local limit does not use", "Set " + prefix
                             + ".backend to redis, or remove " + prefix + ".lease.");
@@ -134,7 +133,7 @@ final class ConfiguredLimits {
         boolean byDefault = properties.getRedis().isLease();
         Map<String, Boolean> own = new LinkedHashMap<>();
         properties.getLimits().forEach((name, limit) -> own.put(name, (limit.getLease() != null) ? limit.getLease()
-                : byDefault && backendOf(limit, properties.getBackend()) == Backend.REDIS));
+                : byDefault && Backends.REDIS.equals(backendOf(limit, properties.getBackend()))));
         if (!byDefault && !own.containsValue(true)) {
             return null;
         }
@@ -145,8 +144,8 @@ final class ConfiguredLimits {
      * The problem of a limit, or of a plan's limit, that a Redis limit's scripts cannot count
      * exactly ({@code property} holds it, {@code prefix} names the limit); null when there is none.
      */
-    private static Problem beyondRedis(String prefix, String property, long value, Backend backend) {
-        if (backend != Backend.REDIS || value <= RedisBackend.MAX_LIMIT) {
+    private static Problem beyondRedis(String prefix, String property, long value, String backend) {
+        if (!Backends.REDIS.equals(backend) || value <= RedisBackend.MAX_LIMIT) {
             return null;
         }
         return new Problem(property, "is " + value + ", more than Redis counts exactly (" + RedisBackend.MAX_LIMIT
@@ -159,10 +158,10 @@ final class ConfiguredLimits {
      * cannot be built.
      */
     static LimitDefinition definition(String name, LimiterProperties.Limit limit, int defaultSubWindows,
-            boolean redisPresent, Backend defaultBackend, List<Problem> problems) {
+            boolean redisPresent, String defaultBackend, List<Problem> problems) {
         String prefix = LimitPropertyNames.of(name);
-        if (limit.getBackend() == Backend.REDIS && !redisPresent) {
-            problems.add(redisUnavailable(prefix + ".backend"));
+        if (Backends.REDIS.equals(limit.getBackend()) && !redisPresent) {
+            problems.add(Backends.redisUnavailable(prefix + ".backend"));
         }
         if (limit.getLimit() == null) {
             problems.add(new Problem(prefix + ".limit", "is missing",
@@ -209,9 +208,9 @@ final class ConfiguredLimits {
      * The quotas of one configured limit's plans ({@code plans.<plan>.limit}), checked: null, with
      * the problems added, when one is wrong.
      */
-    static Map<String, Long> plans(String name, LimiterProperties.Limit limit, Backend defaultBackend,
+    static Map<String, Long> plans(String name, LimiterProperties.Limit limit, String defaultBackend,
             List<Problem> problems) {
-        Backend backend = backendOf(limit, defaultBackend);
+        String backend = backendOf(limit, defaultBackend);
         String prefix = LimitPropertyNames.of(name);
         Map<String, Long> plans = new LinkedHashMap<>();
         int before = problems.size();
@@ -232,47 +231,6 @@ final class ConfiguredLimits {
             }
         });
         return (problems.size() == before) ? plans : null;
-    }
-
-    /**
-     * For the in-process backend, which exists only when the Redis auto-configuration was not
-     * applied: with Redis on the class path, a limit that asks for Redis then means that the
-     * application was processed ahead of time (Spring AOT) with settings where no limit used Redis.
-     * AOT fixes the beans at build time, so those limits would count in memory without a word.
-     * @param properties the limiter's properties at run time
-     * @param redisPresent whether Spring Data Redis with Lettuce is on the class path
-     * @throws InvalidLimiterConfigurationException naming each property that asks for Redis
-     */
-    static void checkNoRedisAsked(LimiterProperties properties, boolean redisPresent) {
-        if (!redisPresent) {
-            return;
-        }
-        List<Problem> problems = new ArrayList<>();
-        if (properties.getBackend() == Backend.REDIS) {
-            problems.add(redisNotConfigured("limiter.backend"));
-        }
-        properties.getLimits().forEach((name, limit) -> {
-            if (limit.getBackend() == Backend.REDIS) {
-                problems.add(redisNotConfigured(LimitPropertyNames.of(name) + ".backend"));
-            }
-        });
-        if (!problems.isEmpty()) {
-            throw new InvalidLimiterConfigurationException(problems);
-        }
-    }
-
-    private static Problem redisNotConfigured(String property) {
-        return new Problem(property, "is redis, but the Redis backend was not configured: this application was"
-                + " processed ahead of time (Spring AOT) with settings where no limit used Redis, and AOT fixes"
-                + " the beans at build time, so these limits would count in memory", "Process the application"
-                        + " ahead of time with the settings it runs with: for example spring-boot:process-aot"
-                        + " with -Dspring-boot.run.profiles=<the profile that sets " + property + ">.");
-    }
-
-    private static Problem redisUnavailable(String property) {
-        return new Problem(property, "is redis, but Spring Data Redis with Lettuce is not on the class path",
-                "Add org.springframework.boot:spring-boot-starter-data-redis to the application's dependencies, or"
-                        + " set " + property + " to local.");
     }
 
     private static void checkRedis(LimiterProperties.Redis redis, List<Problem> problems) {

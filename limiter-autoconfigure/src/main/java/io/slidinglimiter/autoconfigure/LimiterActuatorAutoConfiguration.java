@@ -1,6 +1,5 @@
 package io.slidinglimiter.autoconfigure;
 
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -19,7 +18,6 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
 import io.slidinglimiter.actuate.RateLimitersEndpoint;
-import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration.LimiterRedis;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.redis.RedisStatus;
@@ -48,7 +46,7 @@ public class LimiterActuatorAutoConfiguration {
             RateLimitersEndpoint rateLimitersEndpoint(LimitRegistry limitRegistry, RateLimiters rateLimiters,
                     LimitChanges limitChanges, LimiterProperties properties, ObjectProvider<RedisStatus> redisStatus) {
                 return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) ->
-                        ConfiguredLimits.backendOf(properties, definition.name()).name().toLowerCase(Locale.ROOT),
+                        ConfiguredLimits.backendOf(properties, definition.name()),
                         redisStatus.getIfAvailable());
             }
 
@@ -74,7 +72,7 @@ public class LimiterActuatorAutoConfiguration {
                     LimiterProperties properties) {
                 Map<String, String> policies = new TreeMap<>();
                 properties.getLimits().keySet().stream()
-                        .filter((name) -> ConfiguredLimits.backendOf(properties, name) == Backend.REDIS)
+                        .filter((name) -> Backends.REDIS.equals(ConfiguredLimits.backendOf(properties, name)))
                         .forEach((name) -> policies.put(name, limiterRedis.backend().status().policyOf(name).id()));
                 return new RateLimiterHealthIndicator(limiterRedis.backend().status(), policies);
             }

@@ -1,7 +1,5 @@
 package io.slidinglimiter.autoconfigure;
 
-import java.util.function.LongConsumer;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,16 +15,14 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.core.DecisionObserver;
 import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
-import io.slidinglimiter.core.TimedBackend;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.metrics.DecisionObservers;
-import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.web.ChargeSettlement;
 
 /**
@@ -38,9 +34,6 @@ import io.slidinglimiter.web.ChargeSettlement;
 @EnableConfigurationProperties(LimiterProperties.class)
 @ImportRuntimeHints(LimiterRuntimeHints.class)
 public class LimiterAutoConfiguration {
-
-    /** The local backend's name in meters and observations ({@code backend=local}). */
-    static final String LOCAL = "local";
 
     @Bean
     @ConditionalOnMissingBean
@@ -54,13 +47,19 @@ public class LimiterAutoConfiguration {
         return ConfiguredLimits.registry(properties, RedisSupport.isPresent(resourceLoader.getClassLoader()));
     }
 
+    /**
+     * The backend limits count in: the local one and those the application's modules contribute
+     * ({@link NamedBackend} beans), each limit routed to the one its properties name.
+     */
     @Bean
     @ConditionalOnMissingBean
     RateLimitBackend rateLimitBackend(LimiterProperties properties, TimeSource limiterTimeSource,
-            ObjectProvider<BackendTimers> timers, ObjectProvider<DecisionObservers> observations,
-            ResourceLoader resourceLoader) {
-        ConfiguredLimits.checkNoRedisAsked(properties, RedisSupport.isPresent(resourceLoader.getClassLoader()));
-        return timed(localBackend(properties, limiterTimeSource), LOCAL, timers, observations, properties);
+            ObjectProvider<NamedBackend> backends, ObjectProvider<BackendTimers> timers,
+            ObjectProvider<DecisionObservers> observations, ResourceLoader resourceLoader) {
+        return Backends.routed(properties, Backends.local(properties, limiterTimeSource),
+                backends.orderedStream().toList(),
+                new Backends.Timing(timers, observations, properties.getObservations().isLocal()),
+                RedisSupport.isPresent(resourceLoader.getClassLoader()));
     }
 
     @Bean
@@ -114,33 +113,6 @@ public class LimiterAutoConfiguration {
                             + " (spring-boot-starter-webmvc or spring-boot-starter-webflux).");
         }
 
-    }
-
-    /**
-     * The backend, timed as {@code limiter.backend.duration} when metrics are on, and observed as
-     * {@code limiter.decision} when observations are. The local backend is neither unless
-     * {@code limiter.observations.local} is set: its decisions take nanoseconds in memory. Untimed
-     * and unobserved it is the backend itself: a decision then reads no clock and allocates nothing
-     * for them (BENCHMARKS.md, "With Actuator").
-     */
-    static RateLimitBackend timed(RateLimitBackend backend, String name, ObjectProvider<BackendTimers> timers,
-            ObjectProvider<DecisionObservers> observations, LimiterProperties properties) {
-        if (LOCAL.equals(name) && !properties.getObservations().isLocal()) {
-            return backend;
-        }
-        BackendTimers timing = timers.getIfAvailable();
-        DecisionObservers observing = observations.getIfAvailable();
-        LongConsumer durations = (timing != null) ? timing.forBackend(name) : null;
-        DecisionObserver observer = (observing != null) ? observing.forBackend(name) : null;
-        if (durations == null && observer == null) {
-            return backend;
-        }
-        return new TimedBackend(backend, durations, observer);
-    }
-
-    static LocalBackend localBackend(LimiterProperties properties, TimeSource timeSource) {
-        return new LocalBackend(timeSource, properties.getLocal().getMaxKeys(), properties.getLocal().maxMemoryBytes(),
-                properties.getLocal().overflowKeysOrDefault());
     }
 
     @Bean

@@ -26,9 +26,10 @@ public class LimiterProperties {
     private boolean enabled = true;
 
     /**
-     * Where counters live, for every limit that does not choose its own backend.
+     * Where counters live, for every limit that does not choose its own backend: the name of a
+     * backend the application's modules contribute ("local" always, "redis" with Spring Data Redis).
      */
-    private Backend backend = Backend.LOCAL;
+    private String backend = Backends.LOCAL;
 
     /**
      * Sub-windows a window is cut into when a limit does not say; 1 to 3600.
@@ -74,12 +75,12 @@ public class LimiterProperties {
         this.enabled = enabled;
     }
 
-    public Backend getBackend() {
+    public String getBackend() {
         return this.backend;
     }
 
-    public void setBackend(Backend backend) {
-        this.backend = backend;
+    public void setBackend(String backend) {
+        this.backend = Backends.normalized(backend);
     }
 
     public int getDefaultSubWindows() {
@@ -142,17 +143,6 @@ public class LimiterProperties {
         return this.grpc;
     }
 
-    /** Where counters live. */
-    public enum Backend {
-
-        /** In-process counters: no server needed; each application instance counts alone. */
-        LOCAL,
-
-        /** Counters in Redis, shared by every instance. */
-        REDIS
-
-    }
-
     /** What to do with a call whose key expression yields null or blank. */
     public enum EmptyKey {
 
@@ -189,9 +179,10 @@ public class LimiterProperties {
         private Algorithm algorithm = Algorithm.SLIDING_WINDOW_COUNTER;
 
         /**
-         * Where this limit's counters live. Defaults to limiter.backend.
+         * Where this limit's counters live: a backend's name, as limiter.backend. Defaults to
+         * limiter.backend.
          */
-        private Backend backend;
+        private String backend;
 
         /**
          * What this limit does when Redis fails. Defaults to limiter.redis.on-failure.
@@ -262,12 +253,12 @@ public class LimiterProperties {
             this.algorithm = algorithm;
         }
 
-        public Backend getBackend() {
+        public String getBackend() {
             return this.backend;
         }
 
-        public void setBackend(Backend backend) {
-            this.backend = backend;
+        public void setBackend(String backend) {
+            this.backend = Backends.normalized(backend);
         }
 
         public FailurePolicy getOnFailure() {

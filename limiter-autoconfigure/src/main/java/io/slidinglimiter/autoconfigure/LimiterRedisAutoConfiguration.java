@@ -47,16 +47,13 @@ import org.springframework.data.redis.connection.RedisNode;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.slidinglimiter.autoconfigure.LimiterProperties.Backend;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.core.LimitRegistry;
-import io.slidinglimiter.metrics.BackendTimers;
-import io.slidinglimiter.metrics.DecisionObservers;
 import io.slidinglimiter.redis.RedisLimitOverrides;
+import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.core.RateLimitBackend;
-import io.slidinglimiter.core.RoutingBackend;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.LeaseCounts;
@@ -137,7 +134,7 @@ public class LimiterRedisAutoConfiguration {
             }
         });
         ResilientRedisBackend resilient = new ResilientRedisBackend(redis,
-                LimiterAutoConfiguration.localBackend(properties, clock),
+                Backends.local(properties, clock),
                 new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
                         redisProperties.getFailureThreshold(), redisProperties.getOpenFor().toMillis(),
                         redisProperties.getDenialCacheSize(), ConfiguredLimits.leased(properties)),
@@ -152,22 +149,10 @@ public class LimiterRedisAutoConfiguration {
                 policies.containsValue(FailurePolicy.FAIL_CLOSED));
     }
 
+    /** The Redis backend, for the limits that name it ({@code redis}). */
     @Bean
-    @ConditionalOnMissingBean
-    RateLimitBackend rateLimitBackend(LimiterProperties properties, ObjectProvider<TimeSource> timeSource,
-            LimiterRedis limiterRedis, ObjectProvider<BackendTimers> timers,
-            ObjectProvider<DecisionObservers> observations) {
-        TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
-        RateLimitBackend local = LimiterAutoConfiguration.timed(LimiterAutoConfiguration.localBackend(properties, clock),
-                LimiterAutoConfiguration.LOCAL, timers, observations, properties);
-        RateLimitBackend redis = LimiterAutoConfiguration.timed(limiterRedis.backend(), "redis", timers, observations,
-                properties);
-        RateLimitBackend defaultBackend = (properties.getBackend() == Backend.REDIS) ? redis : local;
-        Map<String, RateLimitBackend> byLimitName = new HashMap<>();
-        for (String name : properties.getLimits().keySet()) {
-            byLimitName.put(name, (ConfiguredLimits.backendOf(properties, name) == Backend.REDIS) ? redis : local);
-        }
-        return new RoutingBackend(List.of(local, redis), defaultBackend, byLimitName);
+    NamedBackend limiterRedisBackend(LimiterRedis limiterRedis) {
+        return new NamedBackend(Backends.REDIS, limiterRedis.backend());
     }
 
     /**
@@ -441,11 +426,11 @@ public class LimiterRedisAutoConfiguration {
     }
 
     private static String redisProperty(LimiterProperties properties) {
-        if (properties.getBackend() == Backend.REDIS) {
+        if (Backends.REDIS.equals(properties.getBackend())) {
             return "limiter.backend";
         }
         return properties.getLimits().entrySet().stream()
-                .filter((entry) -> entry.getValue().getBackend() == Backend.REDIS)
+                .filter((entry) -> Backends.REDIS.equals(entry.getValue().getBackend()))
                 .map((entry) -> LimitPropertyNames.of(entry.getKey()) + ".backend")
                 .findFirst().orElse("limiter.backend");
     }
@@ -456,14 +441,14 @@ public class LimiterRedisAutoConfiguration {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             Binder binder = Binder.get(context.getEnvironment());
-            if (binder.bind("limiter.backend", Backend.class).orElse(Backend.LOCAL) == Backend.REDIS) {
+            if (Backends.REDIS.equals(Backends.normalized(binder.bind("limiter.backend", String.class).orElse(null)))) {
                 return ConditionOutcome.match("limiter.backend is redis");
             }
             Map<String, LimiterProperties.Limit> limits = binder
                     .bind("limiter.limits", Bindable.mapOf(String.class, LimiterProperties.Limit.class))
                     .orElse(Map.of());
             for (Map.Entry<String, LimiterProperties.Limit> limit : limits.entrySet()) {
-                if (limit.getValue().getBackend() == Backend.REDIS) {
+                if (Backends.REDIS.equals(limit.getValue().getBackend())) {
                     return ConditionOutcome.match("limit " + limit.getKey() + " uses redis");
                 }
             }

@@ -59,7 +59,7 @@ final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEve
                 .orElseGet(LimiterProperties::new);
         Map<String, LimiterProperties.Limit> limits = properties.getLimits();
         int defaultSubWindows = properties.getDefaultSubWindows();
-        LimiterProperties.Backend defaultBackend = properties.getBackend();
+        String defaultBackend = properties.getBackend();
         limits.forEach((name, limit) -> apply(name, limit, defaultSubWindows, defaultBackend));
         if (event.getKeys().stream().anyMatch((key) -> key.endsWith(".backend") || key.endsWith(".on-failure")
                 || key.endsWith(".charge") || key.endsWith(".plan") || key.endsWith(".lease"))) {
@@ -72,7 +72,7 @@ final class LiveLimitChanges implements ApplicationListener<EnvironmentChangeEve
     }
 
     private void apply(String name, LimiterProperties.Limit limit, int defaultSubWindows,
-            LimiterProperties.Backend defaultBackend) {
+            String defaultBackend) {
         List<Problem> problems = new ArrayList<>();
         LimitDefinition definition = ConfiguredLimits.definition(name, limit, defaultSubWindows, this.redisPresent,
                 defaultBackend, problems);

@@ -51,6 +51,26 @@ class LimiterAutoConfigurationTests {
         });
     }
 
+    /** A backend an application (or a module) contributes by name is one limits can choose. */
+    @Test
+    void aLimitCountsInTheBackendItNames() {
+        LocalBackend own = new LocalBackend(TimeSource.monotonic(), 100);
+        this.runner.withBean("ownBackend", io.slidinglimiter.core.NamedBackend.class,
+                () -> new io.slidinglimiter.core.NamedBackend("own", own))
+                .withPropertyValues("limiter.limits.mine.limit=3", "limiter.limits.mine.window=1m",
+                        "limiter.limits.mine.backend=own", "limiter.limits.other.limit=3",
+                        "limiter.limits.other.window=1m")
+                .run((context) -> {
+                    RateLimiters limiters = context.getBean(RateLimiters.class);
+                    limiters.tryAcquire("mine", "k");
+                    limiters.tryAcquire("other", "k");
+                    assertThat(own.peek(limiters.definition("mine"), "k").remaining()).isEqualTo(2);
+                    assertThat(own.peek(limiters.definition("other"), "k").remaining()).as("other stays local")
+                            .isEqualTo(3);
+                    assertThat(limiters.usage("other", "k").used()).isEqualTo(1);
+                });
+    }
+
     /** The ticking clock's thread runs while a backend uses the clock: closing the context ends that use. */
     @Test
     void closingTheContextClosesTheBackendsUseOfTheClock() {

@@ -156,13 +156,27 @@ class LimiterPropertiesValidationTests {
                 });
     }
 
+    /** A backend is chosen by the name a module contributes it under: one no module brings fails the start. */
     @Test
-    void anUnknownBackendOrAlgorithmFailsBinding() {
-        this.runner.withPropertyValues("limiter.backend=memcached").run((context) -> assertThat(context)
-                .getFailure().rootCause().hasMessageContaining("memcached"));
-        this.runner.withPropertyValues("limiter.backend=memcached").run((context) -> assertThat(
-                FailureAnalysisAccess.bindFailure(context.getStartupFailure()).getProperty().getName().toString())
-                .isEqualTo("limiter.backend"));
+    void aBackendNoModuleBringsFailsTheStartNamingTheBackendsThereAre() {
+        FailureAnalysisAccess.assertStartFails(this.runner.withPropertyValues("limiter.backend=memcached"),
+                (description) -> assertThat(description).contains("limiter.backend\n        is 'memcached', but no"
+                        + " backend has that name: this application has local"));
+        this.runner.withPropertyValues("limiter.limits.a.limit=1", "limiter.limits.a.window=1s",
+                "limiter.limits.a.backend=Memcached").run((context) -> {
+                    FailureAnalysis analysis = new LimiterConfigurationFailureAnalyzer()
+                            .analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("limiter.limits.a.backend")
+                            .contains("is 'memcached'");
+                    assertThat(analysis.getAction()).contains("Set limiter.limits.a.backend to one of local");
+                });
+        this.runner.withPropertyValues("limiter.backend=LOCAL", "limiter.limits.a.limit=1",
+                "limiter.limits.a.window=1s", "limiter.limits.a.backend=Local")
+                .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void anUnknownAlgorithmFailsBinding() {
         this.runner.withPropertyValues("limiter.limits.a.limit=1", "limiter.limits.a.window=1s",
                 "limiter.limits.a.algorithm=token-bucket").run((context) -> assertThat(
                         FailureAnalysisAccess.bindFailure(context.getStartupFailure()).getProperty().getName().toString())

@@ -1,9 +1,12 @@
 package io.slidinglimiter.core;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
@@ -18,6 +21,7 @@ import io.slidinglimiter.internal.SplitDecision;
  * <pre>{@code
  * RateLimitBackend backend = new RoutingBackend(List.of(local, redis), redis, Map.of("login", local));
  * }</pre>
+ * Backends chosen by name ({@link NamedBackend}) are routed by {@link #byName}.
  */
 public class RoutingBackend implements RateLimitBackend {
 
@@ -41,6 +45,41 @@ public class RoutingBackend implements RateLimitBackend {
         if (!this.order.contains(defaultBackend) || !this.order.containsAll(this.byLimitName.values())) {
             throw new IllegalArgumentException("Every backend must be in the decision order");
         }
+    }
+
+    /**
+     * The backend of limits that choose their backends by name.
+     * @param backends the backends by name, in the order a call whose limits live in several is
+     * decided (put the cheapest first)
+     * @param defaultName the backend of limits that choose none
+     * @param byLimitName the backend each limit that chose its own named
+     * @return the one backend every limit uses, or a router among those used
+     * @throws IllegalArgumentException naming a backend that is not among {@code backends}, with
+     * those that are
+     */
+    public static RateLimitBackend byName(Map<String, RateLimitBackend> backends, String defaultName,
+            Map<String, String> byLimitName) {
+        Set<String> used = new LinkedHashSet<>();
+        used.add(defaultName);
+        used.addAll(byLimitName.values());
+        for (String name : used) {
+            if (!backends.containsKey(name)) {
+                throw new IllegalArgumentException("No backend is named '" + name + "': the backends are "
+                        + String.join(", ", backends.keySet()));
+            }
+        }
+        if (used.size() == 1) {
+            return backends.get(defaultName);
+        }
+        List<RateLimitBackend> order = new ArrayList<>();
+        backends.forEach((name, backend) -> {
+            if (used.contains(name)) {
+                order.add(backend);
+            }
+        });
+        Map<String, RateLimitBackend> routes = new HashMap<>();
+        byLimitName.forEach((limit, name) -> routes.put(limit, backends.get(name)));
+        return new RoutingBackend(order, backends.get(defaultName), routes);
     }
 
     /**

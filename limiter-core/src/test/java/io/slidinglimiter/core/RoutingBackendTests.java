@@ -1,6 +1,7 @@
 package io.slidinglimiter.core;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import io.slidinglimiter.local.LocalBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class RoutingBackendTests {
 
@@ -32,6 +34,30 @@ class RoutingBackendTests {
         assertThat(this.first.peek(this.perUser, "alice").remaining()).isEqualTo(3);
         assertThat(this.second.peek(this.perUser, "alice").remaining()).isEqualTo(5);
         assertThat(this.second.peek(this.global, "all").remaining()).isEqualTo(1);
+    }
+
+    @Test
+    void limitsChooseTheirBackendsByName() {
+        Map<String, RateLimitBackend> byName = new LinkedHashMap<>();
+        byName.put("first", this.first);
+        byName.put("second", this.second);
+        RateLimitBackend routed = RoutingBackend.byName(byName, "second", Map.of("per-user", "first"));
+        routed.tryAcquire(this.perUser, "alice", 2);
+        routed.tryAcquire(this.global, "all", 1);
+        assertThat(this.first.peek(this.perUser, "alice").remaining()).isEqualTo(3);
+        assertThat(this.second.peek(this.global, "all").remaining()).isEqualTo(1);
+        assertThat(RoutingBackend.byName(byName, "second", Map.of("global", "second"))).as("one backend used")
+                .isSameAs(this.second);
+        assertThatIllegalArgumentException().isThrownBy(() -> RoutingBackend.byName(byName, "second",
+                Map.of("per-user", "memcached"))).withMessage("No backend is named 'memcached': the backends are"
+                        + " first, second");
+    }
+
+    @Test
+    void aBackendsNameIsLowerCaseAndNotBlank() {
+        assertThat(new NamedBackend("redis", this.first).name()).isEqualTo("redis");
+        assertThatIllegalArgumentException().isThrownBy(() -> new NamedBackend("Redis", this.first));
+        assertThatIllegalArgumentException().isThrownBy(() -> new NamedBackend(" ", this.first));
     }
 
     @Test
