@@ -29,10 +29,19 @@ final class ReplyWatch {
      */
     private final Map<String, LastReply> lastReplies = new ConcurrentHashMap<>();
 
-    /** Redis's time minus this JVM's monotonic milliseconds, from the last script reply; unknown until one. */
+    /**
+     * Redis's time minus this JVM's monotonic milliseconds, the largest a script reply showed within
+     * the last second ({@link #notedRedisTime}); unknown until one.
+     */
     private volatile long redisOffsetMillis;
 
     private volatile boolean redisOffsetKnown;
+
+    /** When the offset was noted ({@link System#nanoTime()}). */
+    private volatile long redisOffsetNotedNanos;
+
+    /** How long the largest offset seen stands against smaller ones: a second. */
+    private static final long OFFSET_KEPT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** How late a waiting thread last woke after its deadline, with nothing come back ({@link #nextDeadline}). */
     private volatile long latenessNanos;
@@ -67,8 +76,17 @@ final class ReplyWatch {
      */
     void notedRedisTime(List<?> reply) {
         if (reply.size() > 1 && reply.get(1) instanceof Long redisMillis) {
-            this.redisOffsetMillis = redisMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
-            this.redisOffsetKnown = true;
+            long nowNanos = System.nanoTime();
+            long offset = redisMillis - TimeUnit.NANOSECONDS.toMillis(nowNanos);
+            // A reply read late (a busy JVM) shows Redis's clock behind by as long: the largest offset
+            // of the last second is the truest. Older ones give way, so that a clock that stepped back
+            // (a promoted replica on another host) is followed within a second.
+            if (!this.redisOffsetKnown || offset >= this.redisOffsetMillis
+                    || nowNanos - this.redisOffsetNotedNanos > OFFSET_KEPT_NANOS) {
+                this.redisOffsetMillis = offset;
+                this.redisOffsetNotedNanos = nowNanos;
+                this.redisOffsetKnown = true;
+            }
         }
     }
 
