@@ -44,7 +44,8 @@ class PublishedMetadataTests {
 
     @Test
     void publishedModulesInheritItAndTheDemosAreNotPublished() throws Exception {
-        for (String module : List.of("limiter-core", "limiter-autoconfigure", "limiter-starter", "limiter-test")) {
+        for (String module : List.of("limiter-core", "limiter-redis", "limiter-autoconfigure", "limiter-starter",
+                "limiter-test")) {
             Element project = pom(ROOT.resolve(module).resolve("pom.xml"));
             assertThat(text(child(project, "parent"), "artifactId")).as(module).isEqualTo("limiter-parent");
             assertThat(text(project, "name")).as(module).startsWith("Sliding Limiter");

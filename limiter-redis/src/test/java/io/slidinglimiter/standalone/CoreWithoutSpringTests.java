@@ -15,9 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code limiter-core} stands alone: the local and the Redis backend, through {@code RateLimiters},
- * in a class loader that holds the core, Lettuce and its dependencies, and no Spring (nor
- * commons-logging, which arrives with spring-core).
+ * {@code limiter-core} and {@code limiter-redis} stand alone: the local and the Redis backend,
+ * through {@code RateLimiters}, in a class loader that holds the two, Lettuce and its dependencies,
+ * and no Spring (nor commons-logging, which arrives with spring-core).
  */
 class CoreWithoutSpringTests {
 
