@@ -42,20 +42,7 @@ class ThreadHopHeadersHttpTests {
     void anAsyncBeanMethodsDecisionsReachTheRequestsHeaders() throws Exception {
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(AsyncApplication.class)
                 .properties("server.port=0").run()) {
-            HttpResponse<String> first = get(app, "/report");
-            assertThat(first.statusCode()).isEqualTo(200);
-            assertThat(first.body()).isEqualTo("report");
-            assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"async-reports\";q=2;w=60");
-            // Sub-windows are aligned to the clock: the count frees within the window, not always a whole one.
-            assertThat(first.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"async-reports\";r=1;t=");
-            assertThat(get(app, "/report").headers().firstValue("RateLimit").orElseThrow())
-                    .startsWith("\"async-reports\";r=0;t=");
-            HttpResponse<String> denied = get(app, "/report");
-            assertThat(denied.statusCode()).isEqualTo(429);
-            assertThat(denied.headers().firstValue("Retry-After")).isPresent();
-            assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"async-reports\";q=2;w=60");
-            assertThat(denied.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"async-reports\";r=0;t=");
-            assertThat(denied.body()).contains("\"violated-policies\":[\"async-reports\"]");
+            assertTwoAdmittedThenOneDeniedWithTheHeaders(app, "/report", "report", "async-reports");
             assertThat(app.getBean(Reports.class).threads()).as("decided on the executor's threads").isNotEmpty()
                     .allMatch((name) -> name.startsWith("task-"));
         }
@@ -65,19 +52,29 @@ class ThreadHopHeadersHttpTests {
     void aMonoBeanCalledAfterAHopAnswersWithTheHeaders() throws Exception {
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(AsyncApplication.class)
                 .properties("server.port=0").run()) {
-            HttpResponse<String> first = get(app, "/later");
-            assertThat(first.statusCode()).isEqualTo(200);
-            assertThat(first.body()).isEqualTo("later");
-            assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"later-reports\";q=2;w=60");
-            assertThat(first.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"later-reports\";r=1;t=");
-            assertThat(get(app, "/later").statusCode()).isEqualTo(200);
-            HttpResponse<String> denied = get(app, "/later");
-            assertThat(denied.statusCode()).isEqualTo(429);
-            assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"later-reports\";q=2;w=60");
-            assertThat(denied.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"later-reports\";r=0;t=");
+            assertTwoAdmittedThenOneDeniedWithTheHeaders(app, "/later", "later", "later-reports");
             assertThat(app.getBean(Reports.class).threads()).as("called on Reactor's timer threads")
                     .anyMatch((name) -> name.startsWith("parallel-"));
         }
+    }
+
+    /** A limit of 2 a minute: both 200s and the 429 carry its fields. */
+    private void assertTwoAdmittedThenOneDeniedWithTheHeaders(ConfigurableApplicationContext app, String path,
+            String body, String limit) throws Exception {
+        HttpResponse<String> first = get(app, path);
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.body()).isEqualTo(body);
+        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"" + limit + "\";q=2;w=60");
+        // Sub-windows are aligned to the clock: the count frees within the window, not always a whole one.
+        assertThat(first.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"" + limit + "\";r=1;t=");
+        assertThat(get(app, path).headers().firstValue("RateLimit").orElseThrow())
+                .startsWith("\"" + limit + "\";r=0;t=");
+        HttpResponse<String> denied = get(app, path);
+        assertThat(denied.statusCode()).isEqualTo(429);
+        assertThat(denied.headers().firstValue("Retry-After")).isPresent();
+        assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"" + limit + "\";q=2;w=60");
+        assertThat(denied.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"" + limit + "\";r=0;t=");
+        assertThat(denied.body()).contains("\"violated-policies\":[\"" + limit + "\"]");
     }
 
     private HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
