@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -27,6 +28,7 @@ import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.web.ReactiveDecisions;
+import io.slidinglimiter.web.WebCall;
 
 /**
  * A token budget for a {@code ChatClient}: each call reserves {@code reserve} tokens of a limit of
@@ -75,6 +77,9 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
     /** Where the key comes from, for a call that has none. */
     private final String keySource;
 
+    /** The request the current thread serves, told of a refusal; null outside one. */
+    private final Supplier<WebCall> currentCall;
+
     private TokenBudgetAdvisor(Builder builder) {
         this.rateLimiters = builder.rateLimiters;
         this.limit = builder.rateLimiters.handle(builder.limit);
@@ -82,6 +87,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
         this.order = builder.order;
         this.key = builder.key;
         this.keySource = builder.keySource;
+        this.currentCall = builder.currentCall;
     }
 
     /**
@@ -108,7 +114,13 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
         List<LimitRequest> asked = asked(request);
         Decisions taken = this.rateLimiters.tryAcquireAllToSettle(asked);
         if (!taken.allowed()) {
-            throw RateLimitExceededException.of(asked, taken);
+            RateLimitExceededException refused = RateLimitExceededException.of(asked, taken);
+            // The request's stack answers 429 with the budget's headers, whatever the application's handlers write.
+            WebCall web = this.currentCall.get();
+            if (web != null) {
+                web.reject(refused);
+            }
+            throw refused;
         }
         ChatClientResponse response = chain.nextCall(request);
         long used = totalTokens(response.chatResponse());
@@ -173,6 +185,8 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
         private String keySource = "the advisor parameter " + KEY;
 
+        private Supplier<WebCall> currentCall = () -> null;
+
         private Builder(RateLimiters rateLimiters) {
             Assert.notNull(rateLimiters, "rateLimiters must not be null");
             this.rateLimiters = rateLimiters;
@@ -224,6 +238,19 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
          */
         public Builder order(int order) {
             this.order = order;
+            return this;
+        }
+
+        /**
+         * Where the advisor finds the web request a call serves, to tell it of a refusal: on WebFlux
+         * the request then answers 429 with the budget's headers whatever the application's
+         * exception handlers write, as for an annotated method. The starter passes the request
+         * annotated methods see.
+         * @param currentCall the request the current thread serves, or null outside one
+         * @return this builder
+         */
+        public Builder currentCall(Supplier<WebCall> currentCall) {
+            this.currentCall = currentCall;
             return this;
         }
 

@@ -50,13 +50,14 @@ public class LimiterAiAutoConfiguration {
                     + budget.getReserve() + ", but a call must reserve between 1 and the budget (" + limit + ")",
                     "Set limiter.ai.token-budget.reserve between 1 and " + limit + ": about the tokens a call uses.");
         }
+        Supplier<WebCall> currentCall = () -> {
+            RateLimitedAdvisor limits = rateLimitedAdvisor.getIfAvailable();
+            return (limits != null) ? limits.currentWebCall() : null;
+        };
         TokenBudgetAdvisor.Builder advisor = TokenBudgetAdvisor.builder(rateLimiters).limit(budget.getLimit())
-                .reserve(budget.getReserve());
+                .reserve(budget.getReserve()).currentCall(currentCall);
         if (budget.getKey() != null) {
-            TokenBudgetKey key = key(budget.getKey(), limiterExpressionParser.getObject(), () -> {
-                RateLimitedAdvisor limits = rateLimitedAdvisor.getIfAvailable();
-                return (limits != null) ? limits.currentWebCall() : null;
-            });
+            TokenBudgetKey key = key(budget.getKey(), limiterExpressionParser.getObject(), currentCall);
             advisor.key(key, "limiter.ai.token-budget.key (" + key.source() + ")");
         }
         return advisor.build();
