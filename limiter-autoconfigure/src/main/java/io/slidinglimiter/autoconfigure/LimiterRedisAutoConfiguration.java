@@ -1,50 +1,33 @@
 package io.slidinglimiter.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.ToLongFunction;
 
-import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.SlotHash;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.ConditionContext;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
-import org.springframework.core.type.AnnotatedTypeMetadata;
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisNode;
-import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
@@ -62,7 +45,6 @@ import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
 import io.slidinglimiter.redis.RedisStatus;
 import io.slidinglimiter.redis.ResilientRedisBackend;
-import io.slidinglimiter.redis.SentinelFollower;
 
 /**
  * The Redis backend, when a limit asks for it ({@code limiter.backend=redis} or
@@ -74,11 +56,9 @@ import io.slidinglimiter.redis.SentinelFollower;
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
 @ConditionalOnClass(name = { RedisSupport.CONNECTION_FACTORY, RedisSupport.LETTUCE })
-@Conditional(LimiterRedisAutoConfiguration.UsesRedisCondition.class)
+@Conditional(UsesRedisCondition.class)
 @EnableConfigurationProperties(LimiterProperties.class)
 public class LimiterRedisAutoConfiguration {
-
-    private static final Log logger = LogFactory.getLog(LimiterRedisAutoConfiguration.class);
 
     @Bean
     @ConditionalOnMissingBean
@@ -126,7 +106,7 @@ public class LimiterRedisAutoConfiguration {
         LimiterProperties.Redis redisProperties = properties.getRedis();
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         RedisBackend redis = new RedisBackend(limiterRedisScriptRunner, new RedisKeys(properties.getKeyPrefix()),
-                cluster ? ClusterSlotHashUtil::calculateSlot : null);
+                cluster ? SlotHash::getSlot : null);
         Map<String, FailurePolicy> policies = new HashMap<>();
         properties.getLimits().forEach((name, limit) -> {
             if (limit.getOnFailure() != null) {
@@ -256,43 +236,6 @@ public class LimiterRedisAutoConfiguration {
         return new LeaseGiveBack(limiterRedis.backend());
     }
 
-    /** Gives back what leases hold as the application stops. */
-    static final class LeaseGiveBack implements SmartLifecycle {
-
-        /** After the web server's stop (DEFAULT_PHASE - 2048), before Spring Data Redis's (0). */
-        static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
-
-        private final ResilientRedisBackend backend;
-
-        private volatile boolean running;
-
-        LeaseGiveBack(ResilientRedisBackend backend) {
-            this.backend = backend;
-        }
-
-        @Override
-        public void start() {
-            this.running = true;
-        }
-
-        @Override
-        public void stop() {
-            this.backend.endLeases();
-            this.running = false;
-        }
-
-        @Override
-        public boolean isRunning() {
-            return this.running;
-        }
-
-        @Override
-        public int getPhase() {
-            return PHASE;
-        }
-
-    }
-
     /** Limits changed at run time reach every instance through Redis, read every second. */
     @Bean
     @ConditionalOnMissingBean
@@ -321,110 +264,6 @@ public class LimiterRedisAutoConfiguration {
 
     }
 
-    /**
-     * Connects and loads the script once every bean exists, waiting for it up to
-     * {@value #STARTUP_WAIT_SECONDS} s, so that the first decisions after start do not pay for it
-     * (on a cold JVM they would time out against a healthy Redis). An application whose Redis does not
-     * answer starts all the same, with one warning; the failure policy decides meanwhile.
-     */
-    static final class RedisConnectionWarmup implements SmartInitializingSingleton, DisposableBean {
-
-        static final long STARTUP_WAIT_SECONDS = 2;
-
-        private final LettuceScriptRunner runner;
-
-        private final FailurePolicy policy;
-
-        private final String address;
-
-        private volatile boolean closing;
-
-        RedisConnectionWarmup(LettuceScriptRunner runner, FailurePolicy policy, String address) {
-            this.runner = runner;
-            this.policy = policy;
-            this.address = address;
-        }
-
-        @Override
-        public void afterSingletonsInstantiated() {
-            CompletableFuture<?> connected = this.runner.connect();
-            connected.whenComplete((ignored, failure) -> {
-                if (failure != null && !this.closing) {
-                    logger.warn("Sliding Limiter could not connect to Redis at " + this.address + " at start ("
-                            + failure.getMessage() + "): limits on Redis follow limiter.redis.on-failure="
-                            + this.policy.id() + " (or each limit's own) until it answers, and run-time limit"
-                            + " changes are read once it does. Decisions that fail meanwhile are logged once as an"
-                            + " outage.");
-                }
-            });
-            try {
-                connected.get(STARTUP_WAIT_SECONDS, TimeUnit.SECONDS);
-            }
-            catch (ExecutionException | TimeoutException ex) {
-                // Said by the warning above, when it fails; a slow connection goes on in the background.
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        @Override
-        public void destroy() {
-            this.closing = true;
-        }
-
-    }
-
-    /** Listens to the sentinels once every bean exists, when the connection factory uses Sentinel. */
-    static final class SentinelPromotions implements SmartInitializingSingleton, DisposableBean {
-
-        private final RedisConnectionFactory connectionFactory;
-
-        private final LimiterRedis limiterRedis;
-
-        private volatile SentinelFollower follower;
-
-        SentinelPromotions(RedisConnectionFactory connectionFactory, LimiterRedis limiterRedis) {
-            this.connectionFactory = connectionFactory;
-            this.limiterRedis = limiterRedis;
-        }
-
-        /** @return whether the sentinels are listened to */
-        boolean isFollowing() {
-            return this.follower != null;
-        }
-
-        @Override
-        public void afterSingletonsInstantiated() {
-            if (!(this.connectionFactory instanceof LettuceConnectionFactory lettuce)
-                    || lettuce.getSentinelConfiguration() == null) {
-                return;
-            }
-            RedisSentinelConfiguration sentinel = lettuce.getSentinelConfiguration();
-            List<RedisURI> sentinels = new ArrayList<>();
-            for (RedisNode node : sentinel.getSentinels()) {
-                RedisURI.Builder uri = RedisURI.builder().withHost(node.getHost()).withPort(node.getPort());
-                if (sentinel.getSentinelPassword().isPresent() && sentinel.getSentinelUsername() != null) {
-                    uri.withAuthentication(sentinel.getSentinelUsername(), sentinel.getSentinelPassword().get());
-                }
-                else if (sentinel.getSentinelPassword().isPresent()) {
-                    uri.withPassword(sentinel.getSentinelPassword().get());
-                }
-                sentinels.add(uri.build());
-            }
-            this.follower = SentinelFollower.forLimiter(this.limiterRedis.runner(), this.limiterRedis.backend(),
-                    sentinel.getMaster().getName(), sentinels);
-        }
-
-        @Override
-        public void destroy() {
-            if (this.follower != null) {
-                this.follower.close();
-            }
-        }
-
-    }
-
     private static String redisProperty(LimiterProperties properties) {
         if (Backends.REDIS.equals(properties.getBackend())) {
             return "limiter.backend";
@@ -433,28 +272,6 @@ public class LimiterRedisAutoConfiguration {
                 .filter((entry) -> Backends.REDIS.equals(entry.getValue().getBackend()))
                 .map((entry) -> LimitPropertyNames.of(entry.getKey()) + ".backend")
                 .findFirst().orElse("limiter.backend");
-    }
-
-    /** Matches when the global backend or any limit's is redis. */
-    static class UsesRedisCondition extends SpringBootCondition {
-
-        @Override
-        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Binder binder = Binder.get(context.getEnvironment());
-            if (Backends.REDIS.equals(Backends.normalized(binder.bind("limiter.backend", String.class).orElse(null)))) {
-                return ConditionOutcome.match("limiter.backend is redis");
-            }
-            Map<String, LimiterProperties.Limit> limits = binder
-                    .bind("limiter.limits", Bindable.mapOf(String.class, LimiterProperties.Limit.class))
-                    .orElse(Map.of());
-            for (Map.Entry<String, LimiterProperties.Limit> limit : limits.entrySet()) {
-                if (Backends.REDIS.equals(limit.getValue().getBackend())) {
-                    return ConditionOutcome.match("limit " + limit.getKey() + " uses redis");
-                }
-            }
-            return ConditionOutcome.noMatch("no limit uses redis");
-        }
-
     }
 
 }

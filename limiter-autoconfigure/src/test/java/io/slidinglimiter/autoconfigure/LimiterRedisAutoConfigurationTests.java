@@ -84,7 +84,7 @@ class LimiterRedisAutoConfigurationTests {
                     "spring.data.redis.sentinel.nodes=" + String.join(",", sentinel.sentinelNodes()),
                     "spring.data.redis.lettuce.pool.enabled=true", "limiter.redis.timeout=100ms").run((context) -> {
                         assertThat(context).hasNotFailed();
-                        assertThat(context.getBean(LimiterRedisAutoConfiguration.SentinelPromotions.class).isFollowing())
+                        assertThat(context.getBean(SentinelPromotions.class).isFollowing())
                                 .isTrue();
                         RateLimiters limiters = context.getBean(RateLimiters.class);
                         LimiterRedisAutoConfiguration.LimiterRedis redis = context

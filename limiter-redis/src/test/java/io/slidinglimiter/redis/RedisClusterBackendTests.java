@@ -9,7 +9,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import io.lettuce.core.cluster.SlotHash;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -42,7 +42,7 @@ class RedisClusterBackendTests {
         cluster = RedisClusterServers.start();
         connectionFactory = connectionFactory(cluster);
         runner = new LettuceScriptRunner(connectionFactory, Duration.ofSeconds(5));
-        backend = new RedisBackend(runner, new RedisKeys("limiter"), ClusterSlotHashUtil::calculateSlot);
+        backend = new RedisBackend(runner, new RedisKeys("limiter"), SlotHash::getSlot);
     }
 
     @AfterAll
@@ -92,8 +92,8 @@ class RedisClusterBackendTests {
         LimitDefinition perUser = LimitDefinition.of("per-user", 5, Duration.ofMinutes(1), 10);
         LimitDefinition global = LimitDefinition.of("global", 2, Duration.ofMinutes(1), 10);
         RedisKeys redisKeys = new RedisKeys("limiter");
-        assertThat(ClusterSlotHashUtil.calculateSlot(redisKeys.counterKey("per-user", "zed")))
-                .isNotEqualTo(ClusterSlotHashUtil.calculateSlot(redisKeys.counterKey("global", "all")));
+        assertThat(SlotHash.getSlot(redisKeys.counterKey("per-user", "zed")))
+                .isNotEqualTo(SlotHash.getSlot(redisKeys.counterKey("global", "all")));
         List<String> users = List.of("zed", "amy", "bo");
         List<Boolean> outcomes = new ArrayList<>();
         for (String user : users) {
@@ -112,8 +112,8 @@ class RedisClusterBackendTests {
         String userKey = "{evil}:x";
         backend.tryAcquire(limit, userKey, 1);
         byte[] redisKey = new RedisKeys("limiter").counterKey("tagged", userKey);
-        int slot = ClusterSlotHashUtil.calculateSlot(redisKey);
-        assertThat(slot).isEqualTo(ClusterSlotHashUtil.calculateSlot("\\(evil\\):x"));
+        int slot = SlotHash.getSlot(redisKey);
+        assertThat(slot).isEqualTo(SlotHash.getSlot("\\(evil\\):x"));
         long holders = cluster.nodes().stream()
                 .filter((node) -> node.<Long>call((redis) -> redis.clusterCountKeysInSlot(slot)) == 1)
                 .count();
@@ -134,7 +134,7 @@ class RedisClusterBackendTests {
             // 250 ms: three of them (and the second of grace each) open the stalled shard's breaker early in
             // its stall, and a machine busy with other work does not make the healthy shard's calls time out.
             RedisBackend redis = new RedisBackend(new LettuceScriptRunner(factory, Duration.ofMillis(250)),
-                    new RedisKeys("limiter"), ClusterSlotHashUtil::calculateSlot);
+                    new RedisKeys("limiter"), SlotHash::getSlot);
             try (ResilientRedisBackend resilient = new ResilientRedisBackend(redis,
                     new LocalBackend(TimeSource.monotonic(), 1_000), new ResilientRedisBackend.Settings(
                             FailurePolicy.FAIL_OPEN, Map.of(), 3, 60_000, 0), TimeSource.monotonic(), (limit) -> { })) {
