@@ -153,13 +153,17 @@ class LeasesConcurrencyTests {
     void anInstanceThatClosesGivesBackWhatItsLeasesHold() {
         LimitDefinition limit = LimitDefinition.of("held", 1_000, Duration.ofMinutes(1), 1);
         ResilientRedisBackend instance = instance();
-        for (int i = 0; i < 30; i++) {
+        // A lease's size follows the rate this instance observed, which a busy host slows: call until one
+        // holds permits (at least 30 calls), however long that takes here.
+        int admitted = 0;
+        while (admitted < 30 || !instance.status().leaseState("held", "k").held()) {
+            assertThat(admitted).as("calls before a lease held permits").isLessThan(500);
             assertThat(instance.tryAcquire(limit, "k", 1).allowed()).isTrue();
+            admitted++;
         }
-        assertThat(instance.status().leaseState("held", "k").held()).isTrue();
         instance.close();
         String counted = this.server.call((commands) -> commands.hget("limiter:{k}:held", "t"));
-        assertThat(counted).as("Redis's count once the instance closed").isEqualTo("30");
+        assertThat(counted).as("Redis's count once the instance closed").isEqualTo(Integer.toString(admitted));
     }
 
     private ResilientRedisBackend instance() {
