@@ -50,10 +50,7 @@ public class LimiterAiAutoConfiguration {
                     + budget.getReserve() + ", but a call must reserve between 1 and the budget (" + limit + ")",
                     "Set limiter.ai.token-budget.reserve between 1 and " + limit + ": about the tokens a call uses.");
         }
-        Supplier<WebCall> currentCall = () -> {
-            RateLimitedAdvisor limits = rateLimitedAdvisor.getIfAvailable();
-            return (limits != null) ? limits.currentWebCall() : null;
-        };
+        Supplier<WebCall> currentCall = new CurrentWebCall(rateLimitedAdvisor);
         TokenBudgetAdvisor.Builder advisor = TokenBudgetAdvisor.builder(rateLimiters).limit(budget.getLimit())
                 .reserve(budget.getReserve()).currentCall(currentCall);
         if (budget.getKey() != null) {

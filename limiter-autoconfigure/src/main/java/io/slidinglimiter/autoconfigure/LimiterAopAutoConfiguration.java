@@ -89,10 +89,7 @@ public class LimiterAopAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static CallerCapture limiterCallerCapture(ObjectProvider<RateLimitedAdvisor> rateLimitedAdvisor) {
-        return new CallerCapture(() -> {
-            RateLimitedAdvisor advisor = rateLimitedAdvisor.getIfAvailable();
-            return (advisor != null) ? advisor.currentWebCall() : null;
-        });
+        return new CallerCapture(new CurrentWebCall(rateLimitedAdvisor));
     }
 
     @Bean

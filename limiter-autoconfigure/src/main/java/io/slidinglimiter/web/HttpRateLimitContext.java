@@ -51,12 +51,10 @@ public final class HttpRateLimitContext implements WebCall {
         if (!(attributes instanceof ServletRequestAttributes servlet)) {
             return CARRIED.get();
         }
-        Object context = servlet.getRequest().getAttribute(ATTRIBUTE);
-        if (context instanceof HttpRateLimitContext filtered) {
-            return filtered;
-        }
-        // The filter is not installed: expressions still see the request; no headers are written.
-        return new HttpRateLimitContext(servlet.getRequest(), null, false, (limit) -> true);
+        HttpRateLimitContext filtered = filtered(servlet);
+        // Without the filter, expressions still see the request; no headers are written.
+        return (filtered != null) ? filtered : new HttpRateLimitContext(servlet.getRequest(), null, false,
+                (limit) -> true);
     }
 
     /**
@@ -64,11 +62,12 @@ public final class HttpRateLimitContext implements WebCall {
      * @return the context, or null outside a request or without the filter
      */
     static HttpRateLimitContext filtered() {
-        if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet
-                && servlet.getRequest().getAttribute(ATTRIBUTE) instanceof HttpRateLimitContext context) {
-            return context;
-        }
-        return null;
+        return (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet)
+                ? filtered(servlet) : null;
+    }
+
+    private static HttpRateLimitContext filtered(ServletRequestAttributes servlet) {
+        return (servlet.getRequest().getAttribute(ATTRIBUTE) instanceof HttpRateLimitContext context) ? context : null;
     }
 
     @Override
