@@ -25,13 +25,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
-import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
-import io.slidinglimiter.testsupport.RedisServer;
 import io.slidinglimiter.redis.ResilientRedisBackend;
+import io.slidinglimiter.testsupport.RedisServer;
 
 /**
  * One hot key from one and from two JVMs (issue "Leases"): the wired Redis backend as applications

@@ -14,14 +14,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
-import io.slidinglimiter.redis.FailurePolicy;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
-import io.slidinglimiter.testsupport.RedisSentinelServers;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 import io.slidinglimiter.redis.SentinelFollower;
+import io.slidinglimiter.testsupport.RedisSentinelServers;
 
 /**
  * Over-admission across a Sentinel failover caused by a stalled master, per failure policy: a

@@ -16,12 +16,13 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
-import io.slidinglimiter.redis.RedisLimitOverrides;
+import io.slidinglimiter.core.SharedLimitChanges;
 
 /**
  * Changes a limit at run time: in this instance at once (keeping the counts), and, when limits
- * live in Redis, in every instance. A change is stored in Redis with the configured limit it
- * replaces, and each instance reads the stored changes every {@code periodMillis}: it applies a
+ * live on a backend that shares changes ({@link SharedLimitChanges}: Redis), in every instance.
+ * <p>
+ * A change is stored there with the configured limit it replaces, and each instance reads the stored changes every {@code periodMillis}: it applies a
  * change while its own configured limit is the one the change replaced, goes back to its configured
  * limit when the change is reverted, and removes a change made under another configuration (a new
  * configured value wins). So a change survives restarts and rolling deploys of the same
@@ -36,7 +37,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
 
     private final LimitRegistry registry;
 
-    private final RedisLimitOverrides shared;
+    private final SharedLimitChanges shared;
 
     private final long periodMillis;
 
@@ -83,29 +84,29 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
     }
 
     /**
-     * Changes shared through Redis.
+     * Changes shared through a backend.
      * @param registry the limits
      * @param shared where every instance finds the changes, or null for this instance only
      * @param periodMillis how often stored changes are read
      */
-    public LimitChanges(LimitRegistry registry, RedisLimitOverrides shared, long periodMillis) {
+    public LimitChanges(LimitRegistry registry, SharedLimitChanges shared, long periodMillis) {
         this(registry, shared, periodMillis, (definition) -> Long.MAX_VALUE);
     }
 
     /**
-     * Changes shared through Redis, within what each limit's backend counts exactly.
+     * Changes shared through a backend, within what each limit's backend counts exactly.
      * @param registry the limits
      * @param shared where every instance finds the changes, or null for this instance only
      * @param periodMillis how often stored changes are read
      * @param largestLimit the most permits per window each limit's backend counts exactly
      */
-    public LimitChanges(LimitRegistry registry, RedisLimitOverrides shared, long periodMillis,
+    public LimitChanges(LimitRegistry registry, SharedLimitChanges shared, long periodMillis,
             ToLongFunction<LimitDefinition> largestLimit) {
         this(registry, shared, periodMillis, largestLimit, () -> true);
     }
 
     /**
-     * Changes shared through Redis, within what each limit's backend counts exactly.
+     * Changes shared through a backend, within what each limit's backend counts exactly.
      * @param registry the limits
      * @param shared where every instance finds the changes, or null for this instance only
      * @param periodMillis how often stored changes are read
@@ -113,7 +114,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
      * @param reachable whether Redis can be reached now: reads that fail while it cannot are logged
      * at DEBUG, the start's and the outage's warnings having said so
      */
-    public LimitChanges(LimitRegistry registry, RedisLimitOverrides shared, long periodMillis,
+    public LimitChanges(LimitRegistry registry, SharedLimitChanges shared, long periodMillis,
             ToLongFunction<LimitDefinition> largestLimit, BooleanSupplier reachable) {
         this.registry = registry;
         this.shared = shared;
@@ -147,7 +148,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
      * @param limit the new permits per window, greater than 0
      * @throws IllegalArgumentException when the limit's backend cannot count {@code limit} exactly
      * ({@link #problem} says why); nothing changes then
-     * @throws io.slidinglimiter.redis.RedisBackendException when the change cannot be shared
+     * @throws RuntimeException when the backend fails: the change cannot be shared
      */
     public void change(String name, long limit) {
         String problem = problem(name, limit);
@@ -164,7 +165,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
     /**
      * Ends a run-time change: the configured limit applies again, on every instance when shared.
      * @param name the limit's name, registered
-     * @throws io.slidinglimiter.redis.RedisBackendException when the revert cannot be shared
+     * @throws RuntimeException when the backend fails: the revert cannot be shared
      */
     public void revert(String name) {
         long configuredLimit = configuredLimit(name);
@@ -217,7 +218,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
 
     /** Reads the stored changes; every wait is bounded by limiter.redis.timeout. */
     void apply() {
-        Map<String, RedisLimitOverrides.Override> stored;
+        Map<String, SharedLimitChanges.Stored> stored;
         try {
             stored = this.shared.load();
         }
@@ -245,7 +246,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
         this.registry.all().forEach((definition) -> {
             String name = definition.name();
             long configuredLimit = configuredLimit(name);
-            RedisLimitOverrides.Override change = stored.get(name);
+            SharedLimitChanges.Stored change = stored.get(name);
             long inForce = configuredLimit;
             String invalid = (change != null && change.configuredLimit() == configuredLimit)
                     ? problem(name, change.limit()) : null;
@@ -271,7 +272,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
         });
     }
 
-    private void removeStale(String name, RedisLimitOverrides.Override change) {
+    private void removeStale(String name, SharedLimitChanges.Stored change) {
         try {
             this.shared.removeStale(name, change);
         }

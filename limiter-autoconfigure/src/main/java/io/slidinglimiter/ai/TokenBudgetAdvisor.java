@@ -23,12 +23,12 @@ import org.springframework.util.Assert;
 
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.InboundCall;
+import io.slidinglimiter.call.ReactiveDecisions;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
-import io.slidinglimiter.web.ReactiveDecisions;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * A token budget for a {@code ChatClient}: each call reserves {@code reserve} tokens of a limit of
@@ -78,7 +78,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
     private final String keySource;
 
     /** The request the current thread serves, told of a refusal; null outside one. */
-    private final Supplier<WebCall> currentCall;
+    private final Supplier<InboundCall> currentCall;
 
     private TokenBudgetAdvisor(Builder builder) {
         this.rateLimiters = builder.rateLimiters;
@@ -116,7 +116,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
         if (!taken.allowed()) {
             RateLimitExceededException refused = RateLimitExceededException.of(asked, taken);
             // The request's stack answers 429 with the budget's headers, whatever the application's handlers write.
-            WebCall web = this.currentCall.get();
+            InboundCall web = this.currentCall.get();
             if (web != null) {
                 web.reject(refused);
             }
@@ -185,7 +185,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
         private String keySource = "the advisor parameter " + KEY;
 
-        private Supplier<WebCall> currentCall = () -> null;
+        private Supplier<InboundCall> currentCall = () -> null;
 
         private Builder(RateLimiters rateLimiters) {
             Assert.notNull(rateLimiters, "rateLimiters must not be null");
@@ -249,7 +249,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
          * @param currentCall the request the current thread serves, or null outside one
          * @return this builder
          */
-        public Builder currentCall(Supplier<WebCall> currentCall) {
+        public Builder currentCall(Supplier<InboundCall> currentCall) {
             this.currentCall = currentCall;
             return this;
         }

@@ -7,9 +7,9 @@ import java.util.function.Supplier;
 
 import org.springframework.expression.Expression;
 
+import io.slidinglimiter.call.InboundCall;
 import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * A token budget's key from {@code limiter.ai.token-budget.key}: SpEL over {@code #context} (the
@@ -27,14 +27,14 @@ public final class TokenBudgetKey implements Function<Map<String, Object>, Objec
     private final Expression expression;
 
     /** The request the current thread serves, found as the limits of annotated methods find it. */
-    private final Supplier<WebCall> currentCall;
+    private final Supplier<InboundCall> currentCall;
 
     /**
      * @param parser parsed the expression, and resolves its bean references
      * @param expression the key, over {@link #VARIABLES}
      * @param currentCall the request the current thread serves, or null outside one
      */
-    public TokenBudgetKey(LimiterExpressionParser parser, Expression expression, Supplier<WebCall> currentCall) {
+    public TokenBudgetKey(LimiterExpressionParser parser, Expression expression, Supplier<InboundCall> currentCall) {
         this.parser = parser;
         this.expression = expression;
         this.currentCall = currentCall;
@@ -63,7 +63,7 @@ public final class TokenBudgetKey implements Function<Map<String, Object>, Objec
 
     /** The principal of the request this thread serves (with Spring Security, its authentication); null outside one. */
     private Object principal() {
-        WebCall web = this.currentCall.get();
+        InboundCall web = this.currentCall.get();
         return (web != null) ? web.principal() : null;
     }
 

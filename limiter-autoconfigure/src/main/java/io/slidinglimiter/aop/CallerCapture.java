@@ -14,7 +14,7 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
-import io.slidinglimiter.web.WebCall;
+import io.slidinglimiter.call.InboundCall;
 
 /**
  * Carries the web request a call serves across {@code @Async}'s hop to an executor: on beans whose
@@ -33,7 +33,7 @@ public final class CallerCapture implements BeanPostProcessor {
     /**
      * @param current the request the current thread serves, or null
      */
-    public CallerCapture(Supplier<WebCall> current) {
+    public CallerCapture(Supplier<InboundCall> current) {
         this.advisor = new CaptureAdvisor(current);
     }
 
@@ -59,15 +59,15 @@ public final class CallerCapture implements BeanPostProcessor {
     }
 
     /** The request a call serves, noted by the capture on the caller's thread; null when none was. */
-    static WebCall of(MethodInvocation invocation) {
+    static InboundCall of(MethodInvocation invocation) {
         return (invocation instanceof ProxyMethodInvocation call
-                && call.getUserAttribute(WEB_CALL) instanceof WebCall web) ? web : null;
+                && call.getUserAttribute(WEB_CALL) instanceof InboundCall web) ? web : null;
     }
 
     /** Notes the caller's request on each rate-limited call. */
     private static final class CaptureAdvisor extends AbstractPointcutAdvisor {
 
-        private final transient Supplier<WebCall> current;
+        private final transient Supplier<InboundCall> current;
 
         private final Pointcut pointcut = new StaticMethodMatcherPointcut() {
 
@@ -78,7 +78,7 @@ public final class CallerCapture implements BeanPostProcessor {
 
         };
 
-        CaptureAdvisor(Supplier<WebCall> current) {
+        CaptureAdvisor(Supplier<InboundCall> current) {
             this.current = current;
         }
 
@@ -90,7 +90,7 @@ public final class CallerCapture implements BeanPostProcessor {
         @Override
         public MethodInterceptor getAdvice() {
             return (invocation) -> {
-                WebCall web = this.current.get();
+                InboundCall web = this.current.get();
                 if (web != null && invocation instanceof ProxyMethodInvocation call) {
                     call.setUserAttribute(WEB_CALL, web);
                 }

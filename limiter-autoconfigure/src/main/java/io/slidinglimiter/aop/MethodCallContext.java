@@ -2,9 +2,9 @@ package io.slidinglimiter.aop;
 
 import java.lang.reflect.Method;
 
+import io.slidinglimiter.call.InboundCall;
 import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * The variables of one annotated call: its parameters by name and position, then {@code #request},
@@ -20,14 +20,14 @@ final class MethodCallContext extends CallEvaluationContext {
 
     private final ParameterIndex parameterIndex;
 
-    private final WebCall web;
+    private final InboundCall web;
 
     private final Object result;
 
     private final Throwable exception;
 
     MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
-            ParameterIndex parameterIndex, WebCall web) {
+            ParameterIndex parameterIndex, InboundCall web) {
         this(parser, method, args, parameterIndex, web, null, null);
     }
 
@@ -36,7 +36,7 @@ final class MethodCallContext extends CallEvaluationContext {
      * {@code #exception}.
      */
     MethodCallContext(LimiterExpressionParser parser, Method method, Object[] args,
-            ParameterIndex parameterIndex, WebCall web, Object result, Throwable exception) {
+            ParameterIndex parameterIndex, InboundCall web, Object result, Throwable exception) {
         super(parser);
         this.method = method;
         this.args = args;
@@ -57,7 +57,7 @@ final class MethodCallContext extends CallEvaluationContext {
             case "args" -> this.args;
             case "result" -> this.result;
             case "exception" -> this.exception;
-            default -> WebCall.variable(this.web, name);
+            default -> InboundCall.variable(this.web, name);
         };
     }
 

@@ -4,7 +4,7 @@ import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 
-import io.slidinglimiter.web.WebCall;
+import io.slidinglimiter.call.InboundCall;
 
 /**
  * Proxies the beans that have {@code @RateLimited} methods, like Spring's own {@code @Cacheable}
@@ -39,8 +39,8 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
      * a WebFlux request whose context Reactor propagates, or a gRPC call; null otherwise.
      * @return the request, or null
      */
-    public WebCall currentWebCall() {
-        return this.interceptor.currentWebCall();
+    public InboundCall currentCall() {
+        return this.interceptor.currentCall();
     }
 
     @Override

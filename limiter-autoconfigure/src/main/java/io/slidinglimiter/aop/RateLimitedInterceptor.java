@@ -15,22 +15,19 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.expression.Expression;
-import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.CallFinders;
+import io.slidinglimiter.call.ChargeSettlement;
+import io.slidinglimiter.call.InboundCall;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.grpc.GrpcRateLimitContext;
-import io.slidinglimiter.web.ChargeSettlement;
-import io.slidinglimiter.web.HttpRateLimitContext;
-import io.slidinglimiter.web.ReactiveRateLimitContext;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * Applies a method's limits before it runs: evaluates keys, costs and conditions, decides all
@@ -40,19 +37,6 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     private static final Log logger = LogFactory.getLog(RateLimitedInterceptor.class);
 
-    private static final boolean SERVLET_WEB_PRESENT = ClassUtils.isPresent(
-            "jakarta.servlet.http.HttpServletRequest", RateLimitedInterceptor.class.getClassLoader())
-            && ClassUtils.isPresent("org.springframework.web.context.request.RequestContextHolder",
-                    RateLimitedInterceptor.class.getClassLoader());
-
-    private static final boolean REACTIVE_WEB_PRESENT = ClassUtils.isPresent(
-            "org.springframework.web.server.ServerWebExchange", RateLimitedInterceptor.class.getClassLoader())
-            && ClassUtils.isPresent("reactor.core.publisher.Mono", RateLimitedInterceptor.class.getClassLoader());
-
-    /** Whether calls may serve gRPC calls, whose context the gRPC interceptor makes current. */
-    private static final boolean GRPC_PRESENT = ClassUtils.isPresent("io.grpc.Context",
-            RateLimitedInterceptor.class.getClassLoader());
-
     private final Supplier<RateLimitedOperationSource> operations;
 
     private final Supplier<RateLimiters> rateLimiters;
@@ -61,11 +45,8 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
 
     private final Supplier<ChargeSettlement> charges;
 
-    /** Whether calls may run in a servlet request: not in a reactive or non-web application. */
-    private final boolean servletCalls;
-
-    /** Whether calls may run in a WebFlux request: not in a servlet or non-web application. */
-    private final boolean reactiveCalls;
+    /** How the transports present find the call a method serves. */
+    private final CallFinders calls;
 
     /** The limits whose cost expression failed at least once: their failure was logged. */
     private final Set<String> costFailuresLogged = ConcurrentHashMap.newKeySet();
@@ -77,33 +58,17 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      * @param rateLimiters decides
      * @param parser the parser the operations' expressions came from
      * @param charges settles charged calls once they ended
+     * @param calls how the transports present find the call a method serves (only those that can
+     * serve one: a servlet application has no WebFlux request, and one that is not a web application
+     * has neither)
      */
     public RateLimitedInterceptor(Supplier<RateLimitedOperationSource> operations, Supplier<RateLimiters> rateLimiters,
-            Supplier<LimiterExpressionParser> parser, Supplier<ChargeSettlement> charges) {
-        this(operations, rateLimiters, parser, charges, true, true);
-    }
-
-    /**
-     * Creates the interceptor for an application of a known web stack, which looks for the request
-     * a call serves only where one can be: a servlet application has no WebFlux request, and an
-     * application that is not a web application has neither (two thread-local look-ups saved on
-     * every call).
-     * @param operations the resolved operations
-     * @param rateLimiters decides
-     * @param parser the parser the operations' expressions came from
-     * @param charges settles charged calls once they ended
-     * @param servletCalls whether calls may serve a servlet request
-     * @param reactiveCalls whether calls may serve a WebFlux request
-     */
-    public RateLimitedInterceptor(Supplier<RateLimitedOperationSource> operations, Supplier<RateLimiters> rateLimiters,
-            Supplier<LimiterExpressionParser> parser, Supplier<ChargeSettlement> charges, boolean servletCalls,
-            boolean reactiveCalls) {
+            Supplier<LimiterExpressionParser> parser, Supplier<ChargeSettlement> charges, CallFinders calls) {
         this.operations = SingletonSupplier.of(operations);
         this.rateLimiters = SingletonSupplier.of(rateLimiters);
         this.parser = SingletonSupplier.of(parser);
         this.charges = SingletonSupplier.of(charges);
-        this.servletCalls = servletCalls && SERVLET_WEB_PRESENT;
-        this.reactiveCalls = reactiveCalls && REACTIVE_WEB_PRESENT;
+        this.calls = calls;
     }
 
     @Override
@@ -117,15 +82,15 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
             Method method = invocation.getMethod();
             Object[] args = invocation.getArguments();
             // A Spring MVC controller returning a Mono: the servlet request it was called in (or the gRPC call).
-            WebCall caller = callerOutsideReactor();
+            InboundCall caller = this.calls.outsideReactor();
             return ReactiveCalls.deferred(invocation, operation.subscribed(),
                     (web, charges) -> requestsOf(operation, method, args, web, charges),
                     RateLimitedInterceptor::settle, this.rateLimiters.get(),
                     operation.charged() ? new ReactiveCalls.Charging(this.charges.get(),
                             (web, result, exception) -> ended(operation, method, args, web, result, exception)) : null,
-                    caller);
+                    caller, this.calls);
         }
-        WebCall web = currentWebCall();
+        InboundCall web = currentCall();
         if (web == null) {
             // Run by @Async on an executor: the request the caller served, noted before the hop.
             web = CallerCapture.of(invocation);
@@ -147,7 +112,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      * or, for a method that returns a stage, is that stage's failure, since its caller waits on the
      * stage; the method does not run either way.
      */
-    private static Object refused(RateLimitedOperation operation, WebCall web, RuntimeException ex) {
+    private static Object refused(RateLimitedOperation operation, InboundCall web, RuntimeException ex) {
         if (web != null) {
             web.reject(ex);
         }
@@ -162,28 +127,15 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      * propagates its context to thread locals, or a gRPC call; null otherwise.
      * @return the request, or null
      */
-    public WebCall currentWebCall() {
-        WebCall web = callerOutsideReactor();
-        if (web == null && this.reactiveCalls) {
-            web = ReactiveRateLimitContext.current();
-        }
-        return web;
-    }
-
-    /** The servlet request or the gRPC call the current thread serves; null otherwise. */
-    private WebCall callerOutsideReactor() {
-        WebCall web = this.servletCalls ? HttpRateLimitContext.current() : null;
-        if (web == null && GRPC_PRESENT) {
-            web = GrpcRateLimitContext.current();
-        }
-        return web;
+    public InboundCall currentCall() {
+        return this.calls.current();
     }
 
     /**
      * A call with a charge: admitted against its cost like any other, then settled to its charge
      * when it returns or throws; its own result or exception reaches the caller unchanged.
      */
-    private Object invokeCharged(MethodInvocation invocation, RateLimitedOperation operation, WebCall web)
+    private Object invokeCharged(MethodInvocation invocation, RateLimitedOperation operation, InboundCall web)
             throws Throwable {
         Method method = invocation.getMethod();
         Object[] args = invocation.getArguments();
@@ -227,13 +179,13 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 
-    private MethodCallContext ended(RateLimitedOperation operation, Method method, Object[] args, WebCall web,
+    private MethodCallContext ended(RateLimitedOperation operation, Method method, Object[] args, InboundCall web,
             Object result, Throwable exception) {
         return new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(), web, result,
                 exception);
     }
 
-    private void enforce(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
+    private void enforce(RateLimitedOperation operation, Method method, Object[] args, InboundCall web) {
         if (operation.limits().size() == 1) {
             LimitOperation limit = operation.limits().get(0);
             // A key read from the arguments, a constant cost, no condition, no plan: nothing to evaluate.
@@ -247,7 +199,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
         }
     }
 
-    private MethodCallContext context(RateLimitedOperation operation, Method method, Object[] args, WebCall web) {
+    private MethodCallContext context(RateLimitedOperation operation, Method method, Object[] args, InboundCall web) {
         return new MethodCallContext(this.parser.get(), method, args, operation.parameterIndex(), web);
     }
 
@@ -255,7 +207,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      * What a call asks: each limit whose condition holds and whose key is not to be skipped; the
      * charge of each request (null where it costs its cost) goes to {@code charges} unless it is null.
      */
-    private List<LimitRequest> requestsOf(RateLimitedOperation operation, Method method, Object[] args, WebCall web,
+    private List<LimitRequest> requestsOf(RateLimitedOperation operation, Method method, Object[] args, InboundCall web,
             List<Expression> charges) {
         MethodCallContext context = context(operation, method, args, web);
         List<LimitRequest> requests = new ArrayList<>(operation.limits().size());
@@ -277,7 +229,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     }
 
     /** Records the decisions for the request's headers; throws when they deny the call. */
-    private static void settle(List<LimitRequest> requests, Decisions decisions, WebCall web) {
+    private static void settle(List<LimitRequest> requests, Decisions decisions, InboundCall web) {
         if (web != null) {
             web.record(requests, decisions);
         }
@@ -292,7 +244,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
      * {@linkplain LimitOperation#needsContext() needs none}.
      */
     private void enforce(LimitOperation limit, RateLimiters rateLimiters, Object[] args, MethodCallContext context,
-            WebCall web) {
+            InboundCall web) {
         if (!limit.appliesTo(context)) {
             return;
         }

@@ -23,12 +23,12 @@ import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.CallFinders;
+import io.slidinglimiter.call.ChargeSettlement;
+import io.slidinglimiter.call.InboundCall;
+import io.slidinglimiter.call.ReactiveDecisions;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
-import io.slidinglimiter.web.ChargeSettlement;
-import io.slidinglimiter.web.ReactiveDecisions;
-import io.slidinglimiter.web.ReactiveRateLimitContext;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * Limits on methods that return a {@code Mono} or a {@code Flux}, Kotlin {@code suspend} functions
@@ -43,9 +43,6 @@ final class ReactiveCalls {
 
     private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
             ReactiveCalls.class.getClassLoader());
-
-    private static final boolean WEBFLUX_PRESENT = ClassUtils.isPresent(
-            "org.springframework.web.server.ServerWebExchange", ReactiveCalls.class.getClassLoader());
 
     private static final String COROUTINES_REACTOR = "kotlinx.coroutines.reactor.MonoKt";
 
@@ -122,7 +119,7 @@ final class ReactiveCalls {
     @FunctionalInterface
     interface Requests {
 
-        List<LimitRequest> of(WebCall web, List<Expression> charges);
+        List<LimitRequest> of(InboundCall web, List<Expression> charges);
 
     }
 
@@ -130,7 +127,7 @@ final class ReactiveCalls {
     @FunctionalInterface
     interface Ended {
 
-        EvaluationContext of(WebCall web, Object result, Throwable exception);
+        EvaluationContext of(InboundCall web, Object result, Throwable exception);
 
     }
 
@@ -147,7 +144,7 @@ final class ReactiveCalls {
     @FunctionalInterface
     interface Settlement {
 
-        void settle(List<LimitRequest> requests, Decisions decisions, WebCall web);
+        void settle(List<LimitRequest> requests, Decisions decisions, InboundCall web);
 
     }
 
@@ -163,14 +160,16 @@ final class ReactiveCalls {
      * @param caller the servlet request the method was called in (a Spring MVC controller returning a
      * {@code Mono} or {@code Flux}), for a subscription whose context carries no WebFlux request;
      * null outside one
+     * @param calls how the transports present find the call a subscription's context carries
      * @return a {@code Mono}, {@code Flux} or {@code Flow} like the method's
      */
     static Object deferred(MethodInvocation invocation, Subscribed subscribed, Requests requests,
-            Settlement settlement, RateLimiters rateLimiters, Charging charging, WebCall caller) {
+            Settlement settlement, RateLimiters rateLimiters, Charging charging, InboundCall caller,
+            CallFinders calls) {
         ProxyMethodInvocation call = (ProxyMethodInvocation) invocation;
         Object result = (charging != null)
-                ? Reactor.charged(call, subscribed, requests, settlement, rateLimiters, charging, caller)
-                : Reactor.deferred(call, subscribed, requests, settlement, rateLimiters, caller);
+                ? Reactor.charged(call, subscribed, requests, settlement, rateLimiters, charging, caller, calls)
+                : Reactor.deferred(call, subscribed, requests, settlement, rateLimiters, caller, calls);
         return (subscribed == Subscribed.FLOW) ? Coroutines.asFlow(result) : result;
     }
 
@@ -209,9 +208,9 @@ final class ReactiveCalls {
         }
 
         static Object deferred(ProxyMethodInvocation invocation, Subscribed subscribed, Requests requests,
-                Settlement settlement, RateLimiters rateLimiters, WebCall caller) {
+                Settlement settlement, RateLimiters rateLimiters, InboundCall caller, CallFinders calls) {
             Mono<Admission> decided = Mono.deferContextual(
-                    (context) -> admit(context, caller, requests, null, settlement, rateLimiters));
+                    (context) -> admit(context, caller, calls, requests, null, settlement, rateLimiters));
             if (subscribed != Subscribed.ONE) {
                 return decided.thenMany(Flux.defer(() -> Flux.from(proceed(invocation, subscribed))));
             }
@@ -224,11 +223,12 @@ final class ReactiveCalls {
          * its cost). The result's signals reach the subscriber unchanged, after the settle.
          */
         static Object charged(ProxyMethodInvocation invocation, Subscribed subscribed, Requests requests,
-                Settlement settlement, RateLimiters rateLimiters, Charging charging, WebCall caller) {
+                Settlement settlement, RateLimiters rateLimiters, Charging charging, InboundCall caller,
+                CallFinders finders) {
             boolean flux = subscribed != Subscribed.ONE;
             Flux<Object> calls = Flux.deferContextual((context) -> {
                 List<Expression> chargeOf = new ArrayList<>();
-                return admit(context, caller, requests, chargeOf, settlement, rateLimiters).flatMapMany((admission) -> {
+                return admit(context, caller, finders, requests, chargeOf, settlement, rateLimiters).flatMapMany((admission) -> {
                     if (admission.taken() == null) {
                         return Flux.from(proceed(invocation, subscribed));
                     }
@@ -246,11 +246,11 @@ final class ReactiveCalls {
          * @param chargeOf receives each request's charge, or null when the call is not charged
          * @return the admission; with no decisions when no limit applied to the call
          */
-        private static Mono<Admission> admit(ContextView context, WebCall caller, Requests requests,
-                List<Expression> chargeOf, Settlement settlement, RateLimiters rateLimiters) {
-            WebCall reactive = WEBFLUX_PRESENT ? ReactiveRateLimitContext.of(context) : null;
+        private static Mono<Admission> admit(ContextView context, InboundCall caller, CallFinders calls,
+                Requests requests, List<Expression> chargeOf, Settlement settlement, RateLimiters rateLimiters) {
+            InboundCall reactive = calls.inContext(context);
             // Else a servlet request's call: the one the method was called in, or the one the context carries.
-            WebCall web = (reactive != null) ? reactive : (caller != null) ? caller : carried(context);
+            InboundCall web = (reactive != null) ? reactive : (caller != null) ? caller : carried(context);
             List<LimitRequest> asked;
             try {
                 asked = requests.of(web, chargeOf);
@@ -273,12 +273,12 @@ final class ReactiveCalls {
         }
 
         /** The servlet request's call that Spring MVC wrote into a handler result's context, or null. */
-        private static WebCall carried(ContextView context) {
-            return (context.getOrDefault(WebCall.CARRIED_SERVLET_CALL, null) instanceof WebCall web) ? web : null;
+        private static InboundCall carried(ContextView context) {
+            return (context.getOrDefault(InboundCall.CARRIED_SERVLET_CALL, null) instanceof InboundCall web) ? web : null;
         }
 
         /** What a subscription was admitted for: its request (or null), what it asked, the decisions. */
-        private record Admission(WebCall web, List<LimitRequest> asked, Decisions taken) {
+        private record Admission(InboundCall web, List<LimitRequest> asked, Decisions taken) {
         }
 
         /**
@@ -302,7 +302,7 @@ final class ReactiveCalls {
         }
 
         /** A denial (or a key or cost that cannot be taken): the request is marked rejected, the subscriber fails. */
-        private static <T> Mono<T> rejected(WebCall web, RuntimeException ex) {
+        private static <T> Mono<T> rejected(InboundCall web, RuntimeException ex) {
             if (web != null) {
                 web.reject(ex);
             }

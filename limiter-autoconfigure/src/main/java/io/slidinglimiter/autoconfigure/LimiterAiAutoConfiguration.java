@@ -16,10 +16,10 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.ai.TokenBudgetAdvisor;
 import io.slidinglimiter.ai.TokenBudgetKey;
 import io.slidinglimiter.aop.RateLimitedAdvisor;
+import io.slidinglimiter.call.InboundCall;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.expression.InvalidExpressionException;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * Spring AI: the {@link TokenBudgetAdvisor} bean, when {@code limiter.ai.token-budget.limit} names
@@ -50,7 +50,7 @@ public class LimiterAiAutoConfiguration {
                     + budget.getReserve() + ", but a call must reserve between 1 and the budget (" + limit + ")",
                     "Set limiter.ai.token-budget.reserve between 1 and " + limit + ": about the tokens a call uses.");
         }
-        Supplier<WebCall> currentCall = new CurrentWebCall(rateLimitedAdvisor);
+        Supplier<InboundCall> currentCall = new CurrentCall(rateLimitedAdvisor);
         TokenBudgetAdvisor.Builder advisor = TokenBudgetAdvisor.builder(rateLimiters).limit(budget.getLimit())
                 .reserve(budget.getReserve()).currentCall(currentCall);
         if (budget.getKey() != null) {
@@ -61,7 +61,7 @@ public class LimiterAiAutoConfiguration {
     }
 
     private static TokenBudgetKey key(String source, LimiterExpressionParser parser,
-            Supplier<WebCall> currentCall) {
+            Supplier<InboundCall> currentCall) {
         try {
             return new TokenBudgetKey(parser, parser.parse(source, TokenBudgetKey.VARIABLES), currentCall);
         }

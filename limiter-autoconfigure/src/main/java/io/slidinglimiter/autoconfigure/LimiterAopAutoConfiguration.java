@@ -32,10 +32,10 @@ import io.slidinglimiter.aop.RateLimitedInterceptor;
 import io.slidinglimiter.aop.RateLimitedMethodsValidator;
 import io.slidinglimiter.aop.RateLimitedOperationSource;
 import io.slidinglimiter.autoconfigure.LimiterProperties.EmptyKey;
+import io.slidinglimiter.call.ChargeSettlement;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.ForwardedHeadersCheck;
 
 /**
@@ -76,10 +76,9 @@ public class LimiterAopAutoConfiguration {
     static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedOperationSource> rateLimitedOperationSource,
             ObjectProvider<RateLimiters> rateLimiters, ObjectProvider<LimiterExpressionParser> limiterExpressionParser,
             ObjectProvider<ChargeSettlement> limiterChargeSettlement, ApplicationContext applicationContext) {
-        WebStack webStack = WebStack.of(applicationContext);
         return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimitedOperationSource::getObject,
                 rateLimiters::getObject, limiterExpressionParser::getObject, limiterChargeSettlement::getObject,
-                webStack == WebStack.SERVLET, webStack == WebStack.REACTIVE));
+                TransportCalls.of(applicationContext)));
     }
 
     /**
@@ -89,7 +88,7 @@ public class LimiterAopAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static CallerCapture limiterCallerCapture(ObjectProvider<RateLimitedAdvisor> rateLimitedAdvisor) {
-        return new CallerCapture(new CurrentWebCall(rateLimitedAdvisor));
+        return new CallerCapture(new CurrentCall(rateLimitedAdvisor));
     }
 
     @Bean

@@ -15,15 +15,15 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.actuate.LimitChanges;
+import io.slidinglimiter.call.ChargeSettlement;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
-import io.slidinglimiter.actuate.LimitChanges;
-import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.metrics.DecisionObservers;
-import io.slidinglimiter.web.ChargeSettlement;
 
 /**
  * Sliding Limiter's core beans: the limits from {@code limiter.limits}, the backend that counts

@@ -10,8 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
-import io.slidinglimiter.redis.FailurePolicy;
 
 /**
  * Configuration of Sliding Limiter, under "limiter". An unknown property under "limiter." fails

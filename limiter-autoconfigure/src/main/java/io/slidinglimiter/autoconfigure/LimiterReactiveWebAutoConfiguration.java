@@ -12,8 +12,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.web.server.WebFilter;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.ChargeSettlement;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.ReactiveRateLimitFilter;
 
 /**

@@ -30,19 +30,19 @@ import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.actuate.LimitChanges;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.core.LimitRegistry;
-import io.slidinglimiter.redis.RedisLimitOverrides;
 import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
-import io.slidinglimiter.redis.FailurePolicy;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.redis.LeaseCounts;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
+import io.slidinglimiter.redis.RedisLimitOverrides;
 import io.slidinglimiter.redis.RedisStatus;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 

@@ -13,8 +13,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.ChargeSettlement;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.ChargeSettlement;
 import io.slidinglimiter.web.ProblemDetailRejectionHandler;
 import io.slidinglimiter.web.RateLimitExceptionResolver;
 import io.slidinglimiter.web.RateLimitFilter;

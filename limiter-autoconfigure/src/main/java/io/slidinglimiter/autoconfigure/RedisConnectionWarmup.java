@@ -10,7 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
-import io.slidinglimiter.redis.FailurePolicy;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 
 /**

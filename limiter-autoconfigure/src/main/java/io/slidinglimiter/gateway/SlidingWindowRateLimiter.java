@@ -15,12 +15,12 @@ import org.springframework.http.HttpHeaders;
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.RateLimitHeaders;
+import io.slidinglimiter.call.ReactiveDecisions;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
-import io.slidinglimiter.web.RateLimitHeaders;
-import io.slidinglimiter.web.ReactiveDecisions;
 import io.slidinglimiter.web.ReactiveRateLimitContext;
 
 /**

@@ -11,17 +11,17 @@ import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 
+import io.slidinglimiter.call.AppliedLimits;
+import io.slidinglimiter.call.InboundCall;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
-import io.slidinglimiter.web.AppliedLimits;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * The gRPC call a limited method serves: what expressions see of it ({@code #metadata},
  * {@code #clientAddress}), and where its decisions are kept for the {@code ratelimit} headers and
  * trailers. Current in the service's code while {@link GrpcRateLimitInterceptor} intercepts the call.
  */
-public final class GrpcRateLimitContext implements WebCall {
+public final class GrpcRateLimitContext implements InboundCall {
 
     /** The variables of a key over a gRPC call. */
     public static final Set<String> KEY_VARIABLES = Set.of("metadata", "clientAddress");

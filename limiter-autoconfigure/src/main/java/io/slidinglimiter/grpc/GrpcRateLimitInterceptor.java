@@ -26,10 +26,10 @@ import org.apache.commons.logging.LogFactory;
 import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.InboundCall;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * Rate limits for gRPC services, as one global server interceptor: decides the
@@ -165,7 +165,7 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
             return;
         }
         List<LimitRequest> requests = GrpcRule.requestsFor(this.rules, fullMethodName, this.rateLimiters,
-                WebCall.keyVariables(this.parser, limits));
+                InboundCall.keyVariables(this.parser, limits));
         if (requests == null) {
             return;
         }

@@ -5,10 +5,10 @@ import java.util.List;
 import org.springframework.expression.EvaluationContext;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.RuleRequests;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.PlanExpression;
-import io.slidinglimiter.web.RuleRequests;
 
 /**
  * One entry of {@code limiter.grpc.rules}, compiled: a limit applied to the calls of one gRPC method

@@ -11,6 +11,9 @@ import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.call.AppliedLimits;
+import io.slidinglimiter.call.InboundCall;
+import io.slidinglimiter.call.RateLimitHeaders;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
@@ -19,7 +22,7 @@ import io.slidinglimiter.core.LimitRequest;
  * the decisions taken so far (URL rules, then annotations) for the RateLimit headers. Created by
  * {@link RateLimitFilter} for each request.
  */
-public final class HttpRateLimitContext implements WebCall {
+public final class HttpRateLimitContext implements InboundCall {
 
     static final String ATTRIBUTE = HttpRateLimitContext.class.getName();
 

@@ -1,6 +1,7 @@
 package io.slidinglimiter.web;
 
 import io.micrometer.context.ThreadLocalAccessor;
+import io.slidinglimiter.call.InboundCall;
 
 /**
  * Lets the context-propagation library carry a servlet request's {@link HttpRateLimitContext} to
@@ -15,7 +16,7 @@ public final class HttpRateLimitContextAccessor implements ThreadLocalAccessor<H
 
     @Override
     public Object key() {
-        return WebCall.CARRIED_SERVLET_CALL;
+        return InboundCall.CARRIED_SERVLET_CALL;
     }
 
     @Override

@@ -11,6 +11,7 @@ import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.RuleRequests;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.PlanExpression;

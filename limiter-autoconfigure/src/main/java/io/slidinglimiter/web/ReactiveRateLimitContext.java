@@ -12,6 +12,9 @@ import org.springframework.web.server.ServerWebExchange;
 
 import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.RateLimitExceededException;
+import io.slidinglimiter.call.AppliedLimits;
+import io.slidinglimiter.call.InboundCall;
+import io.slidinglimiter.call.RateLimitHeaders;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
@@ -22,7 +25,7 @@ import io.slidinglimiter.core.LimitRequest;
  * the Reactor context of the rest of the chain, where annotated methods returning {@code Mono} or
  * {@code Flux} find it when they are subscribed to.
  */
-public final class ReactiveRateLimitContext implements WebCall {
+public final class ReactiveRateLimitContext implements InboundCall {
 
     /**
      * The request the current thread serves, where Reactor restores it from the Reactor context

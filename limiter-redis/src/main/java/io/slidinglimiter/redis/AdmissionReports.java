@@ -7,10 +7,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
-import java.util.function.ToIntFunction;
 
 import io.slidinglimiter.core.LimitDefinition;
-import io.slidinglimiter.redis.UnreportedAdmissions.Admitted;
+import io.slidinglimiter.failover.RemoteBackend.Admitted;
 
 import static io.slidinglimiter.redis.ScriptMessages.SETTLE;
 import static io.slidinglimiter.redis.ScriptMessages.ZERO;
@@ -20,7 +19,7 @@ import static io.slidinglimiter.redis.ScriptMessages.arguments;
  * Counts in Redis what the failure policy admitted while Redis did not decide, as a settle counts
  * a charge beyond the cost.
  */
-final class AdmissionReports implements UnreportedAdmissions.Reporter {
+final class AdmissionReports {
 
     /** The most keys one report counts in one script call. */
     static final int KEYS_PER_REPORT = 100;
@@ -29,20 +28,20 @@ final class AdmissionReports implements UnreportedAdmissions.Reporter {
 
     private final RedisKeys keys;
 
-    private final ToIntFunction<byte[]> slotOf;
+    private final RedisRoutes routes;
 
     private final Supplier<byte[]> now;
 
     /**
      * @param runner runs the script
      * @param keys the key scheme
-     * @param slotOf the Cluster hash slot of a key, or null
+     * @param routes the hash slot of a key
      * @param now the time a script is handed
      */
-    AdmissionReports(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf, Supplier<byte[]> now) {
+    AdmissionReports(RedisScriptRunner runner, RedisKeys keys, RedisRoutes routes, Supplier<byte[]> now) {
         this.runner = runner;
         this.keys = keys;
-        this.slotOf = slotOf;
+        this.routes = routes;
         this.now = now;
     }
 
@@ -53,13 +52,11 @@ final class AdmissionReports implements UnreportedAdmissions.Reporter {
      * @param admitted the permits of each key
      * @return completes with what could not be counted (Redis failed), empty when all was
      */
-    @Override
-    public CompletionStage<List<Admitted>> count(List<Admitted> admitted) {
+    CompletionStage<List<Admitted>> count(List<Admitted> admitted) {
         List<List<Admitted>> calls = new ArrayList<>();
         Map<Integer, List<Admitted>> bySlot = new LinkedHashMap<>();
         for (Admitted each : admitted) {
-            int slot = (this.slotOf != null) ? this.slotOf.applyAsInt(this.keys.counterKey(each.limit().name(),
-                    each.key())) : 0;
+            int slot = this.routes.slotOf(each.limit(), each.key());
             List<Admitted> call = bySlot.computeIfAbsent(slot, (ignored) -> new ArrayList<>());
             call.add(each);
             if (call.size() == KEYS_PER_REPORT) {

@@ -20,6 +20,8 @@ import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.LeaseStep;
+import io.slidinglimiter.failover.RemoteLeases;
 
 /**
  * This instance's leases: permits of hot keys taken from Redis in batches and admitted here, exactly,
@@ -44,7 +46,7 @@ import io.slidinglimiter.core.TimeSource;
  * nothing for them.</li>
  * </ul>
  */
-final class Leases implements AutoCloseable {
+final class Leases implements RemoteLeases {
 
     /** The longest a lease lives: a reset or a limit change made on another instance ends it by then. */
     static final long MAX_LEASE_MILLIS = HeldLease.MAX_LEASE_MILLIS;
@@ -65,7 +67,7 @@ final class Leases implements AutoCloseable {
 
     private final Map<Key, Holder> holders = new ConcurrentHashMap<>();
 
-    private final Map<String, LeaseStatistics> statistics = new ConcurrentHashMap<>();
+    private final LeaseLedger ledger = new LeaseLedger();
 
     private final ScheduledExecutorService sweeper;
 
@@ -104,7 +106,8 @@ final class Leases implements AutoCloseable {
      * @param limit the definition in force
      * @return whether it leases
      */
-    boolean covers(LimitDefinition limit) {
+    @Override
+    public boolean covers(LimitDefinition limit) {
         return limit.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER && this.leased.test(limit.name());
     }
 
@@ -117,7 +120,8 @@ final class Leases implements AutoCloseable {
      * @return the decision, at the Redis time the lease was taken (which a settle needs), or null to
      * decide in Redis
      */
-    Decisions admit(LimitDefinition limit, String key, long cost) {
+    @Override
+    public Decisions admit(LimitDefinition limit, String key, long cost) {
         Holder holder = this.holders.get(new Key(limit.name(), key));
         HeldLease lease = (holder != null) ? holder.lease : null;
         if (lease == null) {
@@ -165,19 +169,19 @@ final class Leases implements AutoCloseable {
      * @param key the counter key
      * @param cost the call's permits
      * @param sentAtMillis when the call started, on this instance's clock
-     * @param route the key's route in Redis
      * @param blocking null to call Redis and wait on this thread; else where a runner without an
      * asynchronous API waits
      * @return what became of the call; null when neither applies (another thread is taking nothing
      * and this one cannot take, e.g. too many keys hold leases): decide in Redis as without leases
      */
-    CompletionStage<LeaseStep> next(LimitDefinition limit, String key, long cost, long sentAtMillis,
-            RedisBackend.Route route, Executor blocking) {
+    @Override
+    public CompletionStage<LeaseStep> next(LimitDefinition limit, String key, long cost, long sentAtMillis,
+            Executor blocking) {
         Holder holder = claim(limit, key);
         if (holder != null) {
             CompletionStage<LeaseGrant> grant;
             try {
-                grant = this.redis.lease(route, limit, cost, wanted(holder, limit, cost), blocking);
+                grant = this.redis.lease(this.redis.routes().of(limit, key), limit, cost, wanted(holder, limit, cost), blocking);
             }
             catch (RuntimeException ex) {
                 grant = CompletableFuture.failedFuture(ex);
@@ -230,7 +234,7 @@ final class Leases implements AutoCloseable {
             if (this.holders.size() >= this.maxKeys) {
                 return null;
             }
-            holder = this.holders.computeIfAbsent(id, (ignored) -> new Holder(id, statisticsOf(limit.name()),
+            holder = this.holders.computeIfAbsent(id, (ignored) -> new Holder(id, this.ledger.of(limit.name()),
                     this.timeSource.currentTimeMillis()));
         }
         return IN_FLIGHT.compareAndSet(holder, null, new CompletableFuture<Void>()) ? holder : null;
@@ -284,7 +288,7 @@ final class Leases implements AutoCloseable {
         long sentAtMillis = this.timeSource.currentTimeMillis();
         CompletionStage<LeaseGrant> grant;
         try {
-            grant = this.redis.lease(this.redis.route(limit, key), limit, 0, wanted, Runnable::run);
+            grant = this.redis.lease(this.redis.routes().of(limit, key), limit, 0, wanted, Runnable::run);
         }
         catch (RuntimeException ex) {
             released(holder);
@@ -336,8 +340,9 @@ final class Leases implements AutoCloseable {
      * Counts a decision of a leasing limit that Redis took as without leases.
      * @param limit the limit
      */
-    void countInRedis(LimitDefinition limit) {
-        statisticsOf(limit.name()).fromRedis.increment();
+    @Override
+    public void countOnServer(LimitDefinition limit) {
+        this.ledger.of(limit.name()).fromRedis.increment();
     }
 
     /**
@@ -370,7 +375,8 @@ final class Leases implements AutoCloseable {
     }
 
     /** Gives back the leases that ended without traffic, and forgets keys idle for longer than a lease. */
-    void sweep() {
+    @Override
+    public void sweep() {
         long nowMillis = this.timeSource.currentTimeMillis();
         for (Holder holder : this.holders.values()) {
             HeldLease lease = holder.lease;
@@ -389,7 +395,8 @@ final class Leases implements AutoCloseable {
      * @param limitName the limit's name
      * @param key the counter key
      */
-    void forget(String limitName, String key) {
+    @Override
+    public void forget(String limitName, String key) {
         Holder holder = this.holders.remove(new Key(limitName, key));
         if (holder != null && holder.lease != null) {
             holder.lease.left.set(0);
@@ -397,7 +404,8 @@ final class Leases implements AutoCloseable {
     }
 
     /** Ends every lease without giving anything back: every counter was reset. */
-    void forgetAll() {
+    @Override
+    public void forgetAll() {
         for (Holder holder : List.copyOf(this.holders.values())) {
             forget(holder.key.limitName(), holder.key.key());
         }
@@ -426,14 +434,7 @@ final class Leases implements AutoCloseable {
      * @return its counts, zero when it never leased
      */
     LeaseCounts counts(String limitName) {
-        LeaseStatistics counts = this.statistics.get(limitName);
-        return (counts == null) ? LeaseCounts.NONE : counts.counts();
-    }
-
-    private LeaseStatistics statisticsOf(String limitName) {
-        LeaseStatistics statistics = this.statistics.get(limitName);
-        return (statistics != null) ? statistics
-                : this.statistics.computeIfAbsent(limitName, (ignored) -> new LeaseStatistics());
+        return this.ledger.counts(limitName);
     }
 
     /**

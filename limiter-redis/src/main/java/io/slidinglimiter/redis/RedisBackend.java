@@ -1,9 +1,7 @@
 package io.slidinglimiter.redis;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -16,7 +14,7 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
-import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.failover.RemoteBackend;
 import io.slidinglimiter.internal.SplitDecision;
 
 import static io.slidinglimiter.redis.ScriptMessages.ACQUIRE;
@@ -44,7 +42,7 @@ import static io.slidinglimiter.redis.ScriptMessages.limitsOf;
  * later rejection refunds exactly what the earlier groups took: until the refund lands, another
  * caller may see those permits as used (a brief over-count, never an under-count).
  */
-public final class RedisBackend implements RateLimitBackend {
+public final class RedisBackend implements RemoteBackend {
 
     /** The largest limit Redis counts exactly: its Lua numbers are doubles. */
     public static final long MAX_LIMIT = ScriptMessages.MAX_LIMIT;
@@ -53,7 +51,10 @@ public final class RedisBackend implements RateLimitBackend {
 
     private final RedisKeys keys;
 
-    private final ToIntFunction<byte[]> slotOf;
+    private final RedisRoutes routes;
+
+    /** Counts what fallbacks admitted. */
+    private final AdmissionReports reports;
 
     /** The time every script is handed, for tests that replay a schedule; null in production: Redis time. */
     private final LongSupplier fixedTime;
@@ -71,8 +72,9 @@ public final class RedisBackend implements RateLimitBackend {
     RedisBackend(RedisScriptRunner runner, RedisKeys keys, ToIntFunction<byte[]> slotOf, LongSupplier fixedTime) {
         this.runner = runner;
         this.keys = keys;
-        this.slotOf = slotOf;
+        this.routes = new RedisRoutes(runner, keys, slotOf);
         this.fixedTime = fixedTime;
+        this.reports = new AdmissionReports(runner, keys, this.routes, this::now);
     }
 
     /**
@@ -87,49 +89,6 @@ public final class RedisBackend implements RateLimitBackend {
         return new RedisBackend(runner, keys, null, clock);
     }
 
-    /**
-     * Where the counters of a call's limits are: their keys, built once, and the shard that holds
-     * the first (its Cluster node, so that failures, the breaker and fallbacks stay on it; {@code ""}
-     * elsewhere), its slot computed once.
-     *
-     * @param keys the counter keys, one per request
-     * @param shard the shard's id
-     */
-    record Route(byte[][] keys, String shard) {
-    }
-
-    /**
-     * The route of a call's requests.
-     * @param requests the limits asked
-     * @return their keys and shard
-     */
-    Route route(List<LimitRequest> requests) {
-        byte[][] counterKeys = new byte[requests.size()][];
-        for (int i = 0; i < counterKeys.length; i++) {
-            counterKeys[i] = this.keys.counterKey(requests.get(i).limit().name(), requests.get(i).key());
-        }
-        return new Route(counterKeys, (this.slotOf == null) ? "" : this.runner.nodeOf(counterKeys[0]));
-    }
-
-    /**
-     * The route of one key.
-     * @param limit the limit
-     * @param key the key
-     * @return its key and shard
-     */
-    Route route(LimitDefinition limit, String key) {
-        byte[] counterKey = this.keys.counterKey(limit.name(), key);
-        return new Route(new byte[][] { counterKey }, (this.slotOf == null) ? "" : this.runner.nodeOf(counterKey));
-    }
-
-    /**
-     * The shards that hold counters now.
-     * @return as {@link Route#shard()} names them
-     */
-    Set<String> shards() {
-        return (this.slotOf == null) ? Set.of("") : this.runner.nodes();
-    }
-
     /** The time a script is handed: empty (the script reads Redis TIME), or a test's fixed time. */
     private byte[] now() {
         return (this.fixedTime != null) ? bytes(this.fixedTime.getAsLong()) : REDIS_TIME;
@@ -139,7 +98,7 @@ public final class RedisBackend implements RateLimitBackend {
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
         LimitRequest.check(limit, key, cost);
         List<LimitRequest> requests = List.of(new LimitRequest(limit, key, cost));
-        return decide(requests, route(requests)).get(0);
+        return decide(requests, this.routes.of(requests)).get(0);
     }
 
     @Override
@@ -147,15 +106,15 @@ public final class RedisBackend implements RateLimitBackend {
         if (requests.isEmpty()) {
             throw new IllegalArgumentException("A decision needs at least one limit");
         }
-        List<List<Integer>> groups = groups(requests);
+        List<List<Integer>> groups = this.routes.groups(requests);
         if (groups.size() == 1) {
-            return decide(requests, route(requests));
+            return decide(requests, this.routes.of(requests));
         }
         return SplitDecision.decide(requests, groups, new SplitDecision.Groups() {
 
             @Override
             public Decisions tryAcquireAll(int group, List<LimitRequest> selected) {
-                Route route = route(selected);
+                RedisRoutes.Route route = RedisBackend.this.routes.of(selected);
                 try {
                     return decide(selected, route);
                 }
@@ -180,7 +139,7 @@ public final class RedisBackend implements RateLimitBackend {
      * @param route their keys and shard
      * @return the decisions
      */
-    Decisions decide(List<LimitRequest> requests, Route route) {
+    Decisions decide(List<LimitRequest> requests, RedisRoutes.Route route) {
         List<Long> reply;
         try {
             reply = this.runner.run(route.shard(), route.keys(), acquireArguments(requests, route.shard()));
@@ -199,10 +158,10 @@ public final class RedisBackend implements RateLimitBackend {
      */
     @Override
     public CompletionStage<Decisions> tryAcquireAllAsync(List<LimitRequest> requests, Executor blocking) {
-        if (requests.isEmpty() || groups(requests).size() > 1) {
-            return RateLimitBackend.super.tryAcquireAllAsync(requests, blocking);
+        if (requests.isEmpty() || !this.routes.oneGroup(requests)) {
+            return RemoteBackend.super.tryAcquireAllAsync(requests, blocking);
         }
-        return decideAsync(requests, route(requests), blocking);
+        return decideAsync(requests, this.routes.of(requests), blocking);
     }
 
     /**
@@ -212,7 +171,7 @@ public final class RedisBackend implements RateLimitBackend {
      * @param blocking where a runner without an asynchronous API waits
      * @return the decisions, or a stage failed with a {@link RedisBackendException}
      */
-    CompletionStage<Decisions> decideAsync(List<LimitRequest> requests, Route route, Executor blocking) {
+    CompletionStage<Decisions> decideAsync(List<LimitRequest> requests, RedisRoutes.Route route, Executor blocking) {
         return this.runner.runAsync(route.shard(), route.keys(), acquireArguments(requests, route.shard()), blocking)
                 .handle((reply, failure) -> {
                     if (failure == null) {
@@ -236,11 +195,11 @@ public final class RedisBackend implements RateLimitBackend {
     }
 
     private void refund(byte[] time, List<LimitRequest> requests, Decisions taken) {
-        List<List<Integer>> groups = groups(requests);
+        List<List<Integer>> groups = this.routes.groups(requests);
         for (int g = 0; g < groups.size(); g++) {
             List<LimitRequest> selected = SplitDecision.select(requests, groups.get(g));
             Decisions part = partOf(taken, groups.size(), g);
-            this.runner.run(route(selected).keys(), ScriptMessages.undo(REFUND, time, part.decidedAtMillis(),
+            this.runner.run(this.routes.of(selected).keys(), ScriptMessages.undo(REFUND, time, part.decidedAtMillis(),
                     part.generation(), limitsOf(selected), costsOf(selected)));
         }
     }
@@ -258,7 +217,7 @@ public final class RedisBackend implements RateLimitBackend {
     }
 
     private void settle(byte[] time, List<LimitRequest> requests, Decisions taken, long[] charges) {
-        List<List<Integer>> groups = groups(requests);
+        List<List<Integer>> groups = this.routes.groups(requests);
         for (int g = 0; g < groups.size(); g++) {
             List<Integer> changed = new ArrayList<>();
             for (int index : groups.get(g)) {
@@ -275,7 +234,7 @@ public final class RedisBackend implements RateLimitBackend {
                 differences[i] = charges[changed.get(i)] - selected.get(i).cost();
             }
             Decisions part = partOf(taken, groups.size(), g);
-            this.runner.run(route(selected).keys(), ScriptMessages.undo(SETTLE, time, part.decidedAtMillis(),
+            this.runner.run(this.routes.of(selected).keys(), ScriptMessages.undo(SETTLE, time, part.decidedAtMillis(),
                     part.generation(), limitsOf(selected), differences));
         }
     }
@@ -338,7 +297,7 @@ public final class RedisBackend implements RateLimitBackend {
 
     /** Decides at a given time instead of Redis time, by one script run (the keys share a slot): for tests. */
     Decisions tryAcquireAllAt(long nowMillis, List<LimitRequest> requests) {
-        return ScriptMessages.decisions(this.runner.run(route(requests).keys(),
+        return ScriptMessages.decisions(this.runner.run(this.routes.of(requests).keys(),
                 arguments(ACQUIRE, bytes(nowMillis), REDIS_TIME, limitsOf(requests), costsOf(requests))), requests);
     }
 
@@ -405,7 +364,7 @@ public final class RedisBackend implements RateLimitBackend {
      * @param blocking where a runner without an asynchronous API waits; null to wait on this thread
      * @return the lease, or a stage failed with a {@link RedisBackendException}
      */
-    CompletionStage<LeaseGrant> lease(Route route, LimitDefinition limit, long cost, long wanted, Executor blocking) {
+    CompletionStage<LeaseGrant> lease(RedisRoutes.Route route, LimitDefinition limit, long cost, long wanted, Executor blocking) {
         byte[][] args = ScriptMessages.lease(now(), deadline(route.shard()), limit, cost, wanted);
         CompletionStage<List<Long>> reply;
         if (blocking != null) {
@@ -461,31 +420,46 @@ public final class RedisBackend implements RateLimitBackend {
         return this.runner.isScriptLoaded();
     }
 
-    /**
-     * What counts in Redis the permits the failure policy admitted while Redis did not decide.
-     * @return the reporter
-     */
-    UnreportedAdmissions.Reporter reporter() {
-        return new AdmissionReports(this.runner, this.keys, this.slotOf, this::now);
+    /** @return where a call's counters live */
+    RedisRoutes routes() {
+        return this.routes;
     }
 
-    /** Requests by hash slot, in slot order; one group when Redis is not a Cluster. */
-    private List<List<Integer>> groups(List<LimitRequest> requests) {
-        List<Integer> all = new ArrayList<>(requests.size());
-        for (int i = 0; i < requests.size(); i++) {
-            all.add(i);
-        }
-        if (this.slotOf == null || requests.size() == 1) {
-            return List.of(all);
-        }
-        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
-        all.stream().sorted((a, b) -> Integer.compare(slot(requests.get(a)), slot(requests.get(b))))
-                .forEach((i) -> bySlot.computeIfAbsent(slot(requests.get(i)), (slot) -> new ArrayList<>()).add(i));
-        return List.copyOf(bySlot.values());
+    @Override
+    public String serverName() {
+        return "Redis";
     }
 
-    private int slot(LimitRequest request) {
-        return this.slotOf.applyAsInt(this.keys.counterKey(request.limit().name(), request.key()));
+    @Override
+    public String propertyPrefix() {
+        return "limiter.redis";
+    }
+
+    @Override
+    public String shardOf(LimitDefinition limit, String key) {
+        return this.routes.shardOf(limit, key);
+    }
+
+    @Override
+    public Set<String> shards() {
+        return this.routes.shards();
+    }
+
+    /** Counts them as a settle counts a charge beyond the cost ({@link AdmissionReports}). */
+    @Override
+    public CompletionStage<List<Admitted>> countAdmitted(List<Admitted> admitted) {
+        return this.reports.count(admitted);
+    }
+
+    /** Also a script error Redis answered that is not one of its conditions ({@link RedisFailures}). */
+    @Override
+    public boolean isLimitsOwn(Throwable failure) {
+        return RedisFailures.isLimitsOwn(failure);
+    }
+
+    @Override
+    public boolean answered(Throwable failure) {
+        return RedisFailures.answered(failure);
     }
 
     /**

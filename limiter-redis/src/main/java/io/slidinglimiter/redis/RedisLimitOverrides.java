@@ -6,6 +6,8 @@ import java.util.Map;
 
 import io.lettuce.core.ScriptOutputType;
 
+import io.slidinglimiter.core.SharedLimitChanges;
+
 /**
  * Limits changed at run time, kept in Redis so that every instance applies them: one hash,
  * {@code <prefix>:limits}, of limit name to {@code "<limit>:<configured limit>"}. The configured
@@ -14,7 +16,7 @@ import io.lettuce.core.ScriptOutputType;
  * deploys of the same configuration, and a new configured value wins. Every wait is bounded by the
  * runner's timeout.
  */
-public final class RedisLimitOverrides {
+public final class RedisLimitOverrides implements SharedLimitChanges {
 
     /** Deletes a field only if it still holds the value read: another instance may have changed it. */
     private static final String REMOVE_IF_UNCHANGED = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then"
@@ -34,10 +36,6 @@ public final class RedisLimitOverrides {
         this.key = bytes(prefix + ":limits");
     }
 
-    /** A limit changed at run time, and the configured limit it replaced. */
-    public record Override(long limit, long configuredLimit, String stored) {
-    }
-
     /**
      * Stores a limit for every instance started with the same configured limit.
      * @param limitName the limit's name
@@ -45,6 +43,7 @@ public final class RedisLimitOverrides {
      * @param configuredLimit the permits per window this instance was configured with
      * @throws RedisBackendException when Redis fails or does not answer in time
      */
+    @Override
     public void store(String limitName, long limit, long configuredLimit) {
         this.runner.call((commands) -> commands.hset(this.key, bytes(limitName), bytes(limit + ":" + configuredLimit)));
     }
@@ -54,6 +53,7 @@ public final class RedisLimitOverrides {
      * @param limitName the limit's name
      * @throws RedisBackendException when Redis fails or does not answer in time
      */
+    @Override
     public void remove(String limitName) {
         this.runner.call((commands) -> commands.hdel(this.key, bytes(limitName)));
     }
@@ -63,7 +63,8 @@ public final class RedisLimitOverrides {
      * @param limitName the limit's name
      * @param read the change as read
      */
-    public void removeStale(String limitName, Override read) {
+    @Override
+    public void removeStale(String limitName, Stored read) {
         this.runner.call((commands) -> commands.<Long>eval(REMOVE_IF_UNCHANGED, ScriptOutputType.INTEGER,
                 new byte[][] { this.key }, bytes(limitName), bytes(read.stored())));
     }
@@ -73,9 +74,10 @@ public final class RedisLimitOverrides {
      * @return by limit name; a value this version cannot read counts as made under another configuration
      * @throws RedisBackendException when Redis fails or does not answer in time
      */
-    public Map<String, Override> load() {
+    @Override
+    public Map<String, Stored> load() {
         Map<byte[], byte[]> stored = this.runner.call((commands) -> commands.hgetall(this.key));
-        Map<String, Override> overrides = new HashMap<>();
+        Map<String, Stored> overrides = new HashMap<>();
         if (stored != null) {
             stored.forEach((name, value) -> overrides.put(new String(name, StandardCharsets.UTF_8),
                     parse(new String(value, StandardCharsets.UTF_8))));
@@ -83,18 +85,18 @@ public final class RedisLimitOverrides {
         return overrides;
     }
 
-    private static Override parse(String value) {
+    private static Stored parse(String value) {
         int colon = value.indexOf(':');
         try {
             if (colon > 0) {
-                return new Override(Long.parseLong(value.substring(0, colon)),
+                return new Stored(Long.parseLong(value.substring(0, colon)),
                         Long.parseLong(value.substring(colon + 1)), value);
             }
         }
         catch (NumberFormatException ex) {
             // Falls through: not a value of ours.
         }
-        return new Override(-1, -1, value);
+        return new Stored(-1, -1, value);
     }
 
     private static byte[] bytes(String text) {

@@ -1,10 +1,12 @@
 package io.slidinglimiter.redis;
 
+import io.slidinglimiter.failover.ShardFailure;
+
 /**
  * One shard of a call decided across Redis Cluster nodes failed: which, and how (the cause), so
  * that only that shard's breaker counts the failure.
  */
-class RedisShardException extends RedisBackendException {
+class RedisShardException extends RedisBackendException implements ShardFailure {
 
     /** The shard that failed. */
     private final String shard;
@@ -20,11 +22,13 @@ class RedisShardException extends RedisBackendException {
     }
 
     /** @return the failing shard, as {@link RedisBackend#shardOf} names it */
+    @Override
     public String shard() {
         return this.shard;
     }
 
     /** @return how it failed */
+    @Override
     public RuntimeException failure() {
         return (RuntimeException) getCause();
     }

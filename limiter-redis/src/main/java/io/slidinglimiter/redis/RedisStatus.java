@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.failover.FailoverStatus;
+import io.slidinglimiter.failover.FailurePolicy;
 
 /**
  * What the Redis backend can tell of itself, for health and the endpoint: whether Redis is failing
@@ -12,24 +14,14 @@ import io.slidinglimiter.core.LimitDefinition;
  */
 public final class RedisStatus {
 
-    private final RedisOutage outage;
-
-    private final ShardBreakers breakers;
-
-    private final FailurePolicies policies;
-
-    private final SlowCalls slowCalls;
+    private final FailoverStatus failover;
 
     private final Leases leases;
 
     private final BooleanSupplier scriptLoaded;
 
-    RedisStatus(RedisOutage outage, ShardBreakers breakers, FailurePolicies policies, SlowCalls slowCalls,
-            Leases leases, BooleanSupplier scriptLoaded) {
-        this.outage = outage;
-        this.breakers = breakers;
-        this.policies = policies;
-        this.slowCalls = slowCalls;
+    RedisStatus(FailoverStatus failover, Leases leases, BooleanSupplier scriptLoaded) {
+        this.failover = failover;
         this.leases = leases;
         this.scriptLoaded = scriptLoaded;
     }
@@ -40,17 +32,17 @@ public final class RedisStatus {
      * @return whether an outage is going on
      */
     public boolean isFailing() {
-        return this.outage.isFailing();
+        return this.failover.isFailing();
     }
 
     /** @return the message of the last failure, or empty */
     public String lastFailure() {
-        return this.outage.cause();
+        return this.failover.lastFailure();
     }
 
     /** @return whether a circuit breaker keeps calls away from Redis, or from a shard of it */
     public boolean isCircuitOpen() {
-        return this.breakers.anyOpen();
+        return this.failover.isCircuitOpen();
     }
 
     /**
@@ -59,27 +51,27 @@ public final class RedisStatus {
      * @return the failing shards, sorted
      */
     public List<String> openShards() {
-        return this.breakers.openShards();
+        return this.failover.openShards();
     }
 
     /** @return decisions taken without Redis since start */
     public long fallbackDecisions() {
-        return this.policies.fallbackDecisions();
+        return this.failover.fallbackDecisions();
     }
 
     /** @return decisions that waited longer than the timeout while Redis answered other commands */
     public long slowDecisions() {
-        return this.slowCalls.count();
+        return this.failover.slowDecisions();
     }
 
     /** @return permits that fallbacks admitted and that were counted in Redis afterwards, since start */
     public long reportedFallbackPermits() {
-        return this.policies.reportedFallbackPermits();
+        return this.failover.reportedFallbackPermits();
     }
 
     /** @return the policy of limits without their own */
     public FailurePolicy defaultPolicy() {
-        return this.policies.defaultPolicy();
+        return this.failover.defaultPolicy();
     }
 
     /**
@@ -88,7 +80,7 @@ public final class RedisStatus {
      * @return its own policy, or the default
      */
     public FailurePolicy policyOf(String limitName) {
-        return this.policies.policyOf(limitName);
+        return this.failover.policyOf(limitName);
     }
 
     /**

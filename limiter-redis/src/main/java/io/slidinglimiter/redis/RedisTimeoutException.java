@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import io.slidinglimiter.failover.LateFailure;
+
 /**
  * Redis did not answer a script within the limiter's timeout. The command was not withdrawn: the
  * reply may still come ({@link #lateReply()}), and a decision that Redis then applied can be given
@@ -12,7 +14,7 @@ import java.util.concurrent.CompletionStage;
  * threads, its garbage collector, a busy processor starving the client's I/O thread) or the queue
  * of commands ahead.
  */
-public class RedisTimeoutException extends RedisBackendException {
+public class RedisTimeoutException extends RedisBackendException implements LateFailure {
 
     private final transient CompletionStage<List<Long>> lateReply;
 
@@ -49,6 +51,12 @@ public class RedisTimeoutException extends RedisBackendException {
 
     /** @return completes with whether Redis failed (true) or the call was only slow (false) */
     public CompletionStage<Boolean> redisFailed() {
+        return this.redisFailed;
+    }
+
+    /** @return as {@link #redisFailed()} */
+    @Override
+    public CompletionStage<Boolean> serverFailed() {
         return this.redisFailed;
     }
 

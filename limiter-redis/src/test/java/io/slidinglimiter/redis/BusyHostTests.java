@@ -9,6 +9,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.CpuBurner;

@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.RedisExtension;
 import io.slidinglimiter.testsupport.RedisServer;
 

@@ -21,9 +21,10 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.ManualTimeSource;
-import io.slidinglimiter.local.WindowCounterPropertiesTests;
-import io.slidinglimiter.local.WindowCounterPropertiesTests.SlotModel;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.local.WindowCounterPropertiesTests.SlotModel;
+import io.slidinglimiter.local.WindowCounterPropertiesTests;
 import io.slidinglimiter.testsupport.RedisExtension;
 import io.slidinglimiter.testsupport.RedisServer;
 
@@ -425,7 +426,7 @@ class LeasesTests {
 
     /** Takes a lease on this thread. */
     private static LeaseGrant lease(RedisBackend redis, LimitDefinition limit, String key, long cost, long wanted) {
-        return redis.lease(redis.route(limit, key), limit, cost, wanted, null).toCompletableFuture().join();
+        return redis.lease(redis.routes().of(limit, key), limit, cost, wanted, null).toCompletableFuture().join();
     }
 
     /** The real runner, with its background calls (give-backs) run before the call returns. */

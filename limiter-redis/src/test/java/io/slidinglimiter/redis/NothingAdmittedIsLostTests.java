@@ -12,13 +12,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.RedisExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;

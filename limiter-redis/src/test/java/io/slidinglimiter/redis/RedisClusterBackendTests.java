@@ -13,12 +13,13 @@ import io.lettuce.core.cluster.SlotHash;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.RedisClusterServers;
 import io.slidinglimiter.testsupport.RedisServer;
 
@@ -157,7 +158,7 @@ class RedisClusterBackendTests {
                     resilient.tryAcquireAll(across);
                     RedisServer.sleepMillis(20);
                 }
-                assertThat(resilient.status().openShards()).containsExactly(redis.route(limit, sick).shard());
+                assertThat(resilient.status().openShards()).containsExactly(redis.shardOf(limit, sick));
                 long healthyScripts = own.nodes().get(1).scriptCalls();
                 long fallbacks = resilient.status().fallbackDecisions();
                 assertThat(resilient.tryAcquireAll(across).allowed()).isTrue();

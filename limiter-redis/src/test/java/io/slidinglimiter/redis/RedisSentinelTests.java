@@ -19,6 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.testsupport.RedisSentinelServers;
 import io.slidinglimiter.testsupport.RedisServer;

@@ -13,12 +13,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.slidinglimiter.Decision;
-import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.RedisExtension;
 import io.slidinglimiter.testsupport.RedisServer;
 
@@ -331,7 +332,7 @@ class ResilientRedisBackendTests {
         ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, 0);
         backend.tryAcquire(limit, "full", 3);
         List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(RedisOutage.class.getName());
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("io.slidinglimiter.failover.Outage");
         java.util.logging.Handler handler = new java.util.logging.Handler() {
 
             @Override

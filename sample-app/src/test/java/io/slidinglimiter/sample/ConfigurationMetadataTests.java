@@ -23,7 +23,7 @@ import org.springframework.boot.json.JsonParserFactory;
 
 import io.slidinglimiter.autoconfigure.LimiterProperties;
 import io.slidinglimiter.core.Algorithm;
-import io.slidinglimiter.redis.FailurePolicy;
+import io.slidinglimiter.failover.FailurePolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -17,6 +17,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.call.InboundCall;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
@@ -24,7 +25,6 @@ import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.HttpRateLimitContext;
 import io.slidinglimiter.web.HttpRule;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * Rate limits for the routes of Spring Cloud Gateway Server MVC: one limit of
@@ -175,7 +175,7 @@ public final class LimiterFilterFunctions {
                 return KeyExpression.SHARED_KEY;
             }
             return key.keyFor(collaborators.limit().definition(),
-                    WebCall.keyVariables(collaborators.parser(), new RouteCall(request)));
+                    InboundCall.keyVariables(collaborators.parser(), new RouteCall(request)));
         }
 
         private Collaborators collaborators(ServerRequest request) {

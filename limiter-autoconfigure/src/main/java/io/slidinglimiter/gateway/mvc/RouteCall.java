@@ -4,17 +4,17 @@ import java.util.List;
 
 import org.springframework.web.servlet.function.ServerRequest;
 
+import io.slidinglimiter.call.InboundCall;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.web.HttpRateLimitContext;
-import io.slidinglimiter.web.WebCall;
 
 /**
  * A request on a Gateway Server MVC route as a key expression sees it: {@code #request} is the
  * route's {@code ServerRequest} (the type a Java route's key function receives), with
  * {@code #clientAddress} and {@code #principal} those of its servlet request.
  */
-final class RouteCall implements WebCall {
+final class RouteCall implements InboundCall {
 
     private final ServerRequest request;
 

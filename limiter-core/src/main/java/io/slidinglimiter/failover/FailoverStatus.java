@@ -1,0 +1,85 @@
+package io.slidinglimiter.failover;
+
+import java.util.List;
+
+/**
+ * What a {@link ResilientBackend} can tell of its failover, for health and the endpoint.
+ * <p>
+ * Whether the server is failing it, which shards' breakers are open, what fell back. Every method
+ * only reads.
+ */
+public final class FailoverStatus {
+
+    private final Outage outage;
+
+    private final ShardBreakers breakers;
+
+    private final FailurePolicies policies;
+
+    private final SlowCalls slowCalls;
+
+    FailoverStatus(Outage outage, ShardBreakers breakers, FailurePolicies policies, SlowCalls slowCalls) {
+        this.outage = outage;
+        this.breakers = breakers;
+        this.policies = policies;
+        this.slowCalls = slowCalls;
+    }
+
+    /**
+     * Whether the server is failing decisions now: from the first failure until decisions succeed
+     * again with none failing for a second. A slow call while the server answers others is not a
+     * failure.
+     * @return whether an outage is going on
+     */
+    public boolean isFailing() {
+        return this.outage.isFailing();
+    }
+
+    /** @return the message of the last failure, or empty */
+    public String lastFailure() {
+        return this.outage.cause();
+    }
+
+    /** @return whether a circuit breaker keeps calls away from the server, or from a shard of it */
+    public boolean isCircuitOpen() {
+        return this.breakers.anyOpen();
+    }
+
+    /**
+     * The shards whose breaker keeps calls away now, as {@link RemoteBackend#shardOf} names them.
+     * @return the failing shards, sorted
+     */
+    public List<String> openShards() {
+        return this.breakers.openShards();
+    }
+
+    /** @return decisions taken without the server since start */
+    public long fallbackDecisions() {
+        return this.policies.fallbackDecisions();
+    }
+
+    /** @return decisions that waited longer than the timeout while the server answered other calls */
+    public long slowDecisions() {
+        return this.slowCalls.count();
+    }
+
+    /** @return permits that fallbacks admitted and that were counted on the server afterwards, since start */
+    public long reportedFallbackPermits() {
+        return this.policies.reportedFallbackPermits();
+    }
+
+    /** @return the policy of limits without their own */
+    public FailurePolicy defaultPolicy() {
+        return this.policies.defaultPolicy();
+    }
+
+    /**
+     * The policy a limit follows while the server fails.
+     * @param limitName the limit's name
+     * @return its own policy, or the default
+     */
+    public FailurePolicy policyOf(String limitName) {
+        return this.policies.policyOf(limitName);
+    }
+
+}
