@@ -3,7 +3,7 @@ package io.slidinglimiter;
 import java.time.Duration;
 
 /**
- * The outcome of one rate-limit decision for one limit and one key.
+ * The outcome of one rate-limit decision for one limit, one key.
  * <pre>{@code
  * Decision decision = rateLimiters.tryAcquire("login", username);
  * if (!decision.allowed()) {

@@ -1,8 +1,9 @@
 package io.slidinglimiter;
 
 /**
- * A call whose cost is not a number between 1 and its limit's permits per window: no such call
- * could ever be admitted. Thrown before anything is counted. In a web request it becomes 400 Bad
+ * A call whose cost no limit could ever admit: below 1, or above its limit's permits per window.
+ * <p>
+ * Thrown before anything is counted. In a web request it becomes 400 Bad
  * Request, since such costs usually come from request data.
  */
 public class InvalidCostException extends IllegalArgumentException {

@@ -3,6 +3,8 @@ package io.slidinglimiter.benchmarks;
 import io.slidinglimiter.annotation.RateLimited;
 
 /**
+ * The annotated methods the benchmarks call.
+ * <p>
  * A method with a limit never reached, keyed by a parameter, beside the same method without one,
  * and two charged after the call: settled lower than their cost, and charged their cost.
  */

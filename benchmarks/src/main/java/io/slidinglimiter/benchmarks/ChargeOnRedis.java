@@ -10,6 +10,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import io.slidinglimiter.testsupport.RedisServer;
 
 /**
+ * What a charge costs an annotated call on Redis.
+ * <p>
  * The annotated call on the Redis backend as an application gets it (the resilient backend with
  * its 100 ms timeout), without a charge, charged its cost, and settled lower than its cost:
  * decisions per second and script calls per call, which show the settle's one extra round trip

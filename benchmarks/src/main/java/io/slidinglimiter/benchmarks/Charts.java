@@ -47,6 +47,8 @@ import io.slidinglimiter.local.RawCounter;
 import io.slidinglimiter.testsupport.RedisServer;
 
 /**
+ * Draws the project's charts into {@code docs/charts}.
+ * <p>
  * Draws the README's and BENCHMARKS.md's charts from runs of the project's own code, into
  * {@code docs/charts}: the boundary burst and the accuracy/memory trade-off (our counters on a
  * fake clock), our public API beside the peers' limiters in-process (JMH), Redis decisions per

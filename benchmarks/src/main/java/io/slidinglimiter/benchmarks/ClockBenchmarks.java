@@ -12,7 +12,9 @@ import org.openjdk.jmh.annotations.State;
 import io.slidinglimiter.core.TimeSource;
 
 /**
- * What reading the time costs on this machine: the system clocks every peer reads per decision,
+ * What reading the time costs on this machine.
+ * <p>
+ * The system clocks every peer reads per decision,
  * the monotonic source read directly, and the default ticking source. Nanoseconds per read.
  */
 @BenchmarkMode(Mode.AverageTime)

@@ -6,6 +6,8 @@ import java.util.List;
 import io.slidinglimiter.testsupport.RedisServer;
 
 /**
+ * Places a load driver beside its redis-server on the machine's cores.
+ * <p>
  * Where a load driver and its redis-server run: by default on the machine's cores together, as the
  * scheduler places them; with {@code --redis-own-core}, redis-server on the last core alone and this
  * JVM (its threads and the ones it starts later) on the others, as when Redis has a server of its

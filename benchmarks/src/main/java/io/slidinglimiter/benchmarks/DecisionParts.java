@@ -21,8 +21,9 @@ import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
 
 /**
- * What one local decision is made of, part by part, in the Spring context of {@link LocalBenchmarks}:
- * the clock's read, a map look-up, the statistics' count (against a bare {@code LongAdder}), the
+ * What one local decision is made of, part by part, in the Spring context of {@link LocalBenchmarks}.
+ * <p>
+ * The clock's read, a map look-up, the statistics' count (against a bare {@code LongAdder}), the
  * backend's decision, and the public API with the limit resolved once, looked up by the caller, or
  * looked up by name. Subtracting one row from the next gives what each layer adds (BENCHMARKS.md).
  */

@@ -33,7 +33,9 @@ import io.slidinglimiter.annotation.RateLimited;
 
 /**
  * gRPC calls a second through a Spring gRPC server (Netty), called over one real channel by callers
- * in the same JVM: {@code bench.Plain/Ping} (no limit), {@code bench.Ruled/Ping} (a rule of
+ * in the same JVM.
+ * <p>
+ * {@code bench.Plain/Ping} (no limit), {@code bench.Ruled/Ping} (a rule of
  * {@code limiter.grpc.rules}) and {@code bench.Annotated/Ping} ({@code @RateLimited}), every limit
  * keyed by {@code #clientAddress} and never reached. With {@code off} the limiter is disabled
  * ({@code limiter.enabled=false}: no interceptor at all) and only the plain service is called; with

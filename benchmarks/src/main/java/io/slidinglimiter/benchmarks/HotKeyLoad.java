@@ -34,6 +34,8 @@ import io.slidinglimiter.redis.ResilientRedisBackend;
 import io.slidinglimiter.testsupport.RedisServer;
 
 /**
+ * Decisions per second on one hot key of Redis, ours against the peers.
+ * <p>
  * One hot key from one and from two JVMs (issue "Leases"): the wired Redis backend as applications
  * get it (100 ms timeout, failure policy, breaker, denial cache) with and without leases, beside
  * Bucket4j's Lettuce proxy manager and a bare Lettuce {@code EVALSHA} of a one-line {@code HINCRBY}

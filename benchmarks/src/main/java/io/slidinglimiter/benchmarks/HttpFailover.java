@@ -35,6 +35,8 @@ import io.slidinglimiter.testsupport.RedisSentinelServers;
 import io.slidinglimiter.testsupport.RedisServer;
 
 /**
+ * The Redis failover trial over real HTTP.
+ * <p>
  * The failover trial of issue "Redis failover, Sentinel and Cluster", over real HTTP: an
  * application configured only through Spring Boot's {@code spring.data.redis.sentinel.*} or
  * {@code spring.data.redis.cluster.nodes}; a load of about 1 300 requests/s on a limit that is never
@@ -45,7 +47,8 @@ import io.slidinglimiter.testsupport.RedisServer;
  * scripts the old master ran after it woke, and the steady caller's most admissions in any 9 s
  * (the window less a sub-window: the sliding window counter's bound) and 10 s.
  * <pre>
- * java -cp ... io.slidinglimiter.benchmarks.HttpFailover [sentinel|cluster] [kill|stall] [fail-open|fail-closed|local]
+ * java -cp ... io.slidinglimiter.benchmarks.HttpFailover [sentinel|cluster] [kill|stall]
+ * [fail-open|fail-closed|local]
  * </pre>
  */
 public final class HttpFailover {

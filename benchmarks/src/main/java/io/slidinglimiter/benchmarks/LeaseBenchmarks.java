@@ -21,6 +21,8 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.testsupport.RedisServer;
 
 /**
+ * Leases on one hot key of Redis, measured through the public API.
+ * <p>
  * One hot key on Redis through the public API, the starter in a Spring context as applications get
  * it (the wired backend with its 100 ms timeout), with and without {@code lease}: decisions per
  * microsecond and, with {@code -prof gc}, bytes per decision. Starts its own redis-server.

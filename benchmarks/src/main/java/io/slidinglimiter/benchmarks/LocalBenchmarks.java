@@ -35,6 +35,8 @@ import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.local.RawCounter;
 
 /**
+ * One in-process decision, ours against the peers'.
+ * <p>
  * One decision, ours and the peers', in-process: the counter alone (its allocation-free
  * {@code acquire}, and {@code tryAcquire} with its {@code Decision}), the public API, the annotated
  * call, and each peer's bare limiter; one key (shared by the threads, so {@code -t 2} contends) and

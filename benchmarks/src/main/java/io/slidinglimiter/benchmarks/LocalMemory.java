@@ -8,7 +8,9 @@ import io.slidinglimiter.core.ManualTimeSource;
 import io.slidinglimiter.local.LocalBackend;
 
 /**
- * Heap per live local key: fills a {@link LocalBackend} with 500 000 keys and compares the heap
+ * Heap per live local key.
+ * <p>
+ * Fills a {@link LocalBackend} with 500 000 keys and compares the heap
  * after a full GC before and after (the keys themselves are allocated beforehand, so they are not
  * counted).
  * <pre>

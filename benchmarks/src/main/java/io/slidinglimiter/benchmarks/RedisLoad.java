@@ -42,10 +42,13 @@ import io.slidinglimiter.redis.ResilientRedisBackend;
 import io.slidinglimiter.testsupport.RedisServer;
 
 /**
+ * Decisions per second of our Redis backend from one JVM, against bare calls on the same server.
+ * <p>
  * Decisions per second and latency of our Redis backend from one JVM, beside, on the same server
  * and keys: a bare Lettuce EVALSHA of our script with fixed arguments (what our Java layers add
  * shows against it), a bare Lettuce EVALSHA of a one-line HINCRBY script (the client's own
- * ceiling) and Bucket4j's Lettuce proxy manager. Starts its own redis-server (the one on PATH, else the binary
+ * ceiling) and Bucket4j's Lettuce proxy manager. Starts its own redis-server (the one on PATH, else
+ * the binary
  * inside embedded-redis) on a free port.
  * <pre>
  * java -cp ... io.slidinglimiter.benchmarks.RedisLoad [seconds per run, default 5] [--redis-own-core]

@@ -19,7 +19,9 @@ import io.slidinglimiter.testsupport.RedisServer;
 
 /**
  * How long after Redis comes back the limiter decides in Redis again, after an outage of a given
- * length: the wired backend with its probe (as the starter wires it), and without one, where only
+ * length.
+ * <p>
+ * The wired backend with its probe (as the starter wires it), and without one, where only
  * a decision (here one every 100 ms) and Lettuce's own reconnection, whose delay doubles up to
  * 30 s, bring it back. Starts its own redis-server on a free port and stops it for the outage.
  * <pre>

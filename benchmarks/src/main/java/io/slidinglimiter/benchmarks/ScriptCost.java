@@ -14,13 +14,16 @@ import io.slidinglimiter.redis.RedisScripts;
 import io.slidinglimiter.testsupport.RedisServer;
 
 /**
+ * What a decision costs Redis itself.
+ * <p>
  * What a decision costs Redis alone and in batches: one caller sends our script with one decision
  * a call, then batches of 8, 32 and 64 (as the runner sends them under load), on random keys of a
  * limit never reached, and reads the time Redis spent inside the script ({@code INFO commandstats})
  * and the CPU the redis-server process used ({@code /proc}), per decision. One caller, so that no
  * other thread of this JVM takes the cores from Redis.
  * <pre>
- * java -cp ... io.slidinglimiter.benchmarks.ScriptCost [decisions per size, default 200000] [--redis-own-core]
+ * java -cp ... io.slidinglimiter.benchmarks.ScriptCost [decisions per size, default 200000]
+ * [--redis-own-core]
  * </pre>
  * With {@code --redis-own-core} redis-server runs on a core of its own ({@link Cores}).
  */

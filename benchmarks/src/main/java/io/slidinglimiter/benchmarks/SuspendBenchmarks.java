@@ -21,6 +21,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
+ * What {@code @RateLimited} costs a Kotlin {@code suspend} function.
+ * <p>
  * A Kotlin {@code suspend} function with {@code @RateLimited} (a limit never reached), beside the
  * same function un-annotated and behind Spring's do-nothing advice, called as Kotlin calls it: with
  * a continuation, on the benchmark's thread. Apart from {@link LocalBenchmarks} because Kotlin's

@@ -3,6 +3,8 @@ package io.slidinglimiter.local;
 import io.slidinglimiter.Decision;
 
 /**
+ * One counter alone, without a backend around it, for the benchmarks.
+ * <p>
  * One counter alone, without a backend around it, for the benchmarks and the charts: the counters
  * are package-private in the core, and this class shares their package (in this unpublished
  * module only) to reach them.

@@ -21,6 +21,8 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
+ * A module's public face, one line per public type or member.
+ * <p>
  * A module's public face, one line per public type and per public or protected member a user can
  * reach, read from its compiled classes: checked in beside the module as {@code api.txt} and
  * compared by a test, so that any change of the face shows as a diff in review. Run the module's

@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
+ * Many threads making the same kind of call at once, for the exactness tests.
+ * <p>
  * Many threads making the same kind of call at once, for the exactness and fault tests of every
  * module: how many calls were admitted, how many threw, and the slowest call.
  *

@@ -3,7 +3,9 @@ package io.slidinglimiter.testsupport;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 
 /**
- * Lincheck's model checking as this build runs it: 30 iterations of a given number of
+ * Lincheck's model checking as this build runs it.
+ * <p>
+ * 30 iterations of a given number of
  * interleavings each, both raised or lowered for one run by {@code -Dlimiter.lincheck.iterations}
  * and {@code -Dlimiter.lincheck.invocations}.
  */

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A master, one replica and three sentinels (quorum 2, down after one second) for tests, from the
- * same binary as {@link RedisServer}, on free ports.
+ * A Sentinel-managed Redis for tests: a master, one replica, three sentinels (quorum 2, down after
+ * one second), from the same binary as {@link RedisServer}, on free ports.
  */
 public final class RedisSentinelServers implements AutoCloseable {
 

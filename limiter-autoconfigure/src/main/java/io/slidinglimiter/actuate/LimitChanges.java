@@ -19,10 +19,13 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.SharedLimitChanges;
 
 /**
- * Changes a limit at run time: in this instance at once (keeping the counts), and, when limits
+ * Changes a limit at run time.
+ * <p>
+ * In this instance at once (keeping the counts), and, when limits
  * live on a backend that shares changes ({@link SharedLimitChanges}: Redis), in every instance.
  * <p>
- * A change is stored there with the configured limit it replaces, and each instance reads the stored changes every {@code periodMillis}: it applies a
+ * A change is stored there with the configured limit it replaces, and each instance reads the
+ * stored changes every {@code periodMillis}: it applies a
  * change while its own configured limit is the one the change replaced, goes back to its configured
  * limit when the change is reverted, and removes a change made under another configuration (a new
  * configured value wins). So a change survives restarts and rolling deploys of the same

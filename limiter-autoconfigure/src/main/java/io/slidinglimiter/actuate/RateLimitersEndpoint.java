@@ -28,7 +28,9 @@ import io.slidinglimiter.redis.RedisBackendException;
 import io.slidinglimiter.redis.RedisStatus;
 
 /**
- * The {@code ratelimiters} endpoint: every limit with its totals; one limit, and one key's usage;
+ * The {@code ratelimiters} endpoint.
+ * <p>
+ * Every limit with its totals; one limit, and one key's usage;
  * a new limit at run time; one key reset. The write operations change how the application
  * protects itself: expose them only behind authentication.
  */

@@ -31,7 +31,9 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
- * A token budget for a {@code ChatClient}: each call reserves {@code reserve} tokens of a limit of
+ * A token budget for a {@code ChatClient}.
+ * <p>
+ * Each call reserves {@code reserve} tokens of a limit of
  * {@code limiter.limits} for its key (a user, a tenant) before the model is called, and is settled to
  * the total tokens the response reports once it answered, as a {@code charge} is (SPEC §3: an
  * admitted call always found its reservation free; a key's count exceeds its budget only by what

@@ -12,7 +12,9 @@ import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
- * A token budget's key from {@code limiter.ai.token-budget.key}: SpEL over {@code #context} (the
+ * A token budget's key from {@code limiter.ai.token-budget.key}.
+ * <p>
+ * SpEL over {@code #context} (the
  * advisor context of the {@code ChatClient} call) and {@code #principal} (the signed-in user of the
  * web request the call serves: with Spring Security, its {@code Authentication}; null outside a
  * request), parsed once at start.

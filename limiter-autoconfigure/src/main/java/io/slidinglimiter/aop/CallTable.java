@@ -3,6 +3,8 @@ package io.slidinglimiter.aop;
 import java.lang.reflect.Method;
 
 /**
+ * Methods by identity, in an open-addressed table.
+ * <p>
  * Methods by identity, in an open-addressed table at most half full, hashed by the method's name
  * (a String that keeps its hash) and parameter count rather than by identity hash: an
  * {@code IdentityHashMap} here cost the annotated call about 7 ns more (BENCHMARKS.md).

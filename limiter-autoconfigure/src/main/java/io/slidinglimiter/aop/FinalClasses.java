@@ -11,7 +11,9 @@ import io.slidinglimiter.annotation.RateLimits;
 
 /**
  * What to tell a developer whose {@code @RateLimited} class or method is final, which the
- * class-based proxy cannot override: in Kotlin's words for Kotlin sources, where classes and
+ * class-based proxy cannot override.
+ * <p>
+ * In Kotlin's words for Kotlin sources, where classes and
  * functions are final unless declared {@code open} or opened by the {@code kotlin-spring}
  * (all-open) compiler plugin.
  */

@@ -7,7 +7,9 @@ import io.slidinglimiter.expression.CallEvaluationContext;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
- * The variables of one annotated call: its parameters by name and position, then {@code #request},
+ * The variables of one annotated call.
+ * <p>
+ * Its parameters by name and position, then {@code #request},
  * {@code #principal}, {@code #clientAddress}, {@code #method} and {@code #args}, and once the call
  * ended, for its charge, {@code #result} and {@code #exception}. A parameter named like one of those
  * wins.

@@ -4,7 +4,9 @@ import java.util.Map;
 
 /**
  * A method's parameters by the names expressions use ({@code userId}, {@code p0}, {@code a0}), for
- * the call path: names are interned, and a compiled expression asks for its variables by constant
+ * the call path.
+ * <p>
+ * Names are interned, and a compiled expression asks for its variables by constant
  * (interned) names, so a look-up is a scan of a few references before any {@code equals}.
  */
 final class ParameterIndex {

@@ -30,7 +30,9 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
- * Applies a method's limits before it runs: evaluates keys, costs and conditions, decides all
+ * Applies a method's limits before it runs.
+ * <p>
+ * Evaluates keys, costs and conditions, decides all
  * limits at once, and throws {@link RateLimitExceededException} when one denies the call.
  */
 public final class RateLimitedInterceptor implements MethodInterceptor {

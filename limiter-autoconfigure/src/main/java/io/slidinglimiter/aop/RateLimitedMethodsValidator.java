@@ -26,6 +26,8 @@ import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.core.LimitDefinition;
 
 /**
+ * Resolves every {@code @RateLimited} method of every bean before the application serves anything.
+ * <p>
  * Resolves every {@code @RateLimited} method of every bean once the singletons exist, before the
  * application serves anything, so that a bad annotation fails the start and not the first call.
  * It also fails the start for a limit that would silently never apply: a method no proxy can

@@ -40,7 +40,9 @@ import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.expression.PlanExpression;
 
 /**
- * Resolves the {@code @RateLimited} annotations of a method once: finds them (on the method, else
+ * Resolves the {@code @RateLimited} annotations of a method once.
+ * <p>
+ * Finds them (on the method, else
  * on its type for public methods), decides each limit's definition (configuration first, then the
  * inline attributes), parses and checks its expressions, and caches the result.
  */

@@ -31,6 +31,8 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
+ * Limits on methods whose result is subscribed to: {@code Mono}, {@code Flux}, {@code suspend}, {@code Flow}.
+ * <p>
  * Limits on methods that return a {@code Mono} or a {@code Flux}, Kotlin {@code suspend} functions
  * and functions returning a {@code Flow}: decided when the result is subscribed to (the coroutine
  * runs, the {@code Flow} is collected), once per subscription, so that a result built and never

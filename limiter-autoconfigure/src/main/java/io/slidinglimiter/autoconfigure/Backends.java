@@ -23,6 +23,8 @@ import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.metrics.DecisionObservers;
 
 /**
+ * Builds the backend limits count in, from the backends the modules contribute.
+ * <p>
  * Builds the backend limits count in from the backends the application's modules contribute
  * ({@link NamedBackend} beans, and the local one), each limit routed to the one its properties
  * name; a name no module contributes fails the start, listing those that are there.

@@ -23,6 +23,9 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.redis.RedisStatus;
 
 /**
+ * The limiter's Actuator parts: the {@code ratelimiters} endpoint, the {@code ratelimiter} health
+ * contributor.
+ * <p>
  * The {@code ratelimiters} Actuator endpoint, exposed like any endpoint, and the
  * {@code ratelimiter} health contributor when a limit uses Redis.
  */

@@ -39,7 +39,9 @@ import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.ForwardedHeadersCheck;
 
 /**
- * {@code @RateLimited} on bean methods: an infrastructure advisor, the auto-proxy creator that
+ * {@code @RateLimited} on bean methods.
+ * <p>
+ * An infrastructure advisor, the auto-proxy creator that
  * applies it (registered here, as {@code @EnableCaching} does, so it works whatever
  * {@code spring.aop.auto} says and without AspectJ), and a check of every annotated method at
  * start-up.

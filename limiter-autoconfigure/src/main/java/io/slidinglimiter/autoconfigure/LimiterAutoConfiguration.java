@@ -26,7 +26,9 @@ import io.slidinglimiter.metrics.BackendTimers;
 import io.slidinglimiter.metrics.DecisionObservers;
 
 /**
- * Sliding Limiter's core beans: the limits from {@code limiter.limits}, the backend that counts
+ * Sliding Limiter's core beans.
+ * <p>
+ * The limits from {@code limiter.limits}, the backend that counts
  * and the {@link RateLimiters} facade. Each may be replaced by a bean of the same type.
  */
 @AutoConfiguration

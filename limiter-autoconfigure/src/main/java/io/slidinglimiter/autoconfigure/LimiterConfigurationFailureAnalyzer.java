@@ -10,7 +10,9 @@ import io.slidinglimiter.config.InvalidLimiterConfigurationException;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 
 /**
- * Explains an {@link InvalidLimiterConfigurationException} at start-up: each property or method
+ * Explains an {@link InvalidLimiterConfigurationException} at start-up.
+ * <p>
+ * Each property or method
  * that is wrong, why, and the fix.
  */
 class LimiterConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLimiterConfigurationException> {

@@ -29,7 +29,9 @@ import io.slidinglimiter.gateway.mvc.LimiterFilterFunctions;
 import io.slidinglimiter.web.HttpRule;
 
 /**
- * Spring Cloud Gateway Server MVC: the {@code RateLimit} filter
+ * Spring Cloud Gateway Server MVC.
+ * <p>
+ * The {@code RateLimit} filter
  * ({@link LimiterFilterFunctions}) for routes in properties, and a start that never leaves a route
  * silently unlimited: a {@code RateLimit} filter naming an undefined limit fails it, and a route
  * whose id is a limit's name but which has no {@code RateLimit} filter is logged with both ways to

@@ -15,6 +15,8 @@ import io.slidinglimiter.metrics.LimiterMeters;
 import io.slidinglimiter.metrics.LocalBackendMeters;
 
 /**
+ * The limiter's meters in the application's {@link MeterRegistry}.
+ * <p>
  * {@code limiter.requests}, {@code limiter.backend.duration} and the local counters' meters
  * ({@code limiter.local.*}) in the application's {@link MeterRegistry}, when Micrometer is there.
  */

@@ -17,7 +17,9 @@ import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.web.ReactiveRateLimitFilter;
 
 /**
- * Sliding Limiter in a reactive (WebFlux) web application: the {@code WebFilter} that applies URL
+ * Sliding Limiter in a reactive (WebFlux) web application.
+ * <p>
+ * The {@code WebFilter} that applies URL
  * rules, gives annotated methods returning {@code Mono} or {@code Flux} the request they serve, and
  * writes 429 responses.
  */

@@ -47,6 +47,8 @@ import io.slidinglimiter.redis.RedisStatus;
 import io.slidinglimiter.redis.ResilientRedisBackend;
 
 /**
+ * The Redis backend, when a limit asks for it.
+ * <p>
  * The Redis backend, when a limit asks for it ({@code limiter.backend=redis} or
  * {@code limiter.limits.<name>.backend=redis}) and Spring Data Redis with Lettuce is there: limits
  * go to Redis or stay local as configured, through the application's own

@@ -8,6 +8,8 @@ import io.slidinglimiter.annotation.RateLimited;
 import io.slidinglimiter.annotation.RateLimits;
 
 /**
+ * What an ahead-of-time processed application needs of the limiter beyond what Spring Boot registers.
+ * <p>
  * What an ahead-of-time processed application (and a native image) needs beyond what Spring Boot
  * registers for the properties and the endpoint: the Redis backend's Lua scripts, read as resources
  * when it starts, and the annotation's attributes, read reflectively when a method's limits are

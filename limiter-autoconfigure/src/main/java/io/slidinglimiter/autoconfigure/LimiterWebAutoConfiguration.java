@@ -21,7 +21,9 @@ import io.slidinglimiter.web.RateLimitFilter;
 import io.slidinglimiter.web.RateLimitRejectionHandler;
 
 /**
- * Sliding Limiter in a servlet web application: the filter that applies URL rules and writes 429
+ * Sliding Limiter in a servlet web application.
+ * <p>
+ * The filter that applies URL rules and writes 429
  * responses, and the resolver that keeps rejections away from application exception handlers.
  */
 @AutoConfiguration(after = LimiterAopAutoConfiguration.class)

@@ -21,7 +21,9 @@ import io.slidinglimiter.core.LimitRegistry;
 /**
  * Applies {@code limiter.limits} anew when Spring Cloud says the {@code Environment} changed
  * ({@link EnvironmentChangeEvent}, what {@code /actuator/refresh} publishes), by the rules of
- * run-time changes: new permits per window apply at once and keep the counts; another window,
+ * run-time changes.
+ * <p>
+ * New permits per window apply at once and keep the counts; another window,
  * number of sub-windows or algorithm starts fresh counters; a new limit can be used by name (by
  * {@code RateLimiters}, the gateway, annotations that name it); shadow mode follows. A limit whose
  * new values are invalid keeps its old ones, and the error names the property. What is fixed when

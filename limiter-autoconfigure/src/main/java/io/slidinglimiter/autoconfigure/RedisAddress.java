@@ -9,7 +9,9 @@ import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Where an application's Redis connection factory connects, in words for a log line: a host and
+ * Where an application's Redis connection factory connects, in words for a log line.
+ * <p>
+ * A host and
  * port, a Sentinel master and its Sentinels, or a Cluster's nodes.
  */
 final class RedisAddress {

@@ -14,6 +14,8 @@ import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 
 /**
+ * Connects to Redis once every bean exists, so that the first decisions do not pay for it.
+ * <p>
  * Connects and loads the script once every bean exists, waiting for it up to
  * {@value #STARTUP_WAIT_SECONDS} s, so that the first decisions after start do not pay for it
  * (on a cold JVM they would time out against a healthy Redis). An application whose Redis does not

@@ -4,7 +4,9 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.util.ClassUtils;
 
 /**
- * Which web stack an application context serves, as Spring Boot chose it: the limiter applies URL
+ * Which web stack an application context serves, as Spring Boot chose it.
+ * <p>
+ * The limiter applies URL
  * rules and writes 429 responses with a servlet filter or a WebFlux {@code WebFilter}.
  */
 enum WebStack {

@@ -20,10 +20,12 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.failover.LateFailure;
 
 /**
- * Settles a charged call once it ended (an annotated method, or a request under a URL rule):
- * evaluates each limit's {@code charge} with what the call ended with ({@code #result} and
+ * Settles a charged call once it ended (an annotated method, or a request under a URL rule).
+ * <p>
+ * Evaluates each limit's {@code charge} with what the call ended with ({@code #result} and
  * {@code #exception}, or {@code #status} and {@code #response}), settles the limits whose charge
- * differs from their cost, and brings the request's RateLimit headers up to date. Nothing here reaches the caller: a charge
+ * differs from their cost, and brings the request's RateLimit headers up to date. Nothing here
+ * reaches the caller: a charge
  * that fails, gives no number or a negative one, or a settle the backend refuses, leaves the call
  * at its cost, is counted ({@code limiter.charge.errors}) and logged once per limit.
  */

@@ -9,6 +9,8 @@ import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.LimitDefinition;
 
 /**
+ * The IETF RateLimit fields of an answer.
+ * <p>
  * The {@code RateLimit-Policy} and {@code RateLimit} fields of
  * {@code draft-ietf-httpapi-ratelimit-headers-10}: one list item per limit that applied, named by
  * the limit (never by the key).

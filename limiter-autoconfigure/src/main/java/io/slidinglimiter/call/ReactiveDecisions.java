@@ -14,8 +14,10 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
- * Decisions for reactive callers (the WebFlux filter, annotated {@code Mono} and {@code Flux}
- * methods, the gateway): never on an event loop's time. In memory they are made at once; on Redis
+ * Decisions for reactive callers, never on an event loop's time: the WebFlux filter, annotated
+ * {@code Mono} or {@code Flux} methods, the gateway.
+ * <p>
+ * In memory they are made at once; on Redis
  * through Lettuce's asynchronous API, no thread waiting for the reply; what can only wait runs on
  * Reactor's bounded elastic scheduler. Needs Reactor only.
  */

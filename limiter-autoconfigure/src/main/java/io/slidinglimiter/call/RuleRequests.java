@@ -12,6 +12,8 @@ import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.PlanExpression;
 
 /**
+ * What the rules that match a call ask, for URL rules or gRPC rules alike.
+ * <p>
  * What the rules that match a call ask, for URL rules and gRPC rules alike: one permit of each
  * matching rule's limit, under the call's plan, keyed by that rule; a limit listed by several
  * matching rules is asked once, by the first. Needs nothing of a web stack.

@@ -24,6 +24,8 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.util.ClassUtils;
 
 /**
+ * Parses the SpEL of keys, costs, conditions once, when the application starts.
+ * <p>
  * Parses the SpEL of keys, costs and conditions once, when the application starts, and checks that
  * every {@code #variable} it refers to is one the call will offer and every {@code @bean} exists.
  * Expressions run in SpEL's mixed mode: interpreted at first, compiled to bytecode once warm.

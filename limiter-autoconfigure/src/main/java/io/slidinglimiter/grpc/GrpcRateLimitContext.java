@@ -17,7 +17,9 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
- * The gRPC call a limited method serves: what expressions see of it ({@code #metadata},
+ * The gRPC call a limited method serves.
+ * <p>
+ * What expressions see of it ({@code #metadata},
  * {@code #clientAddress}), and where its decisions are kept for the {@code ratelimit} headers and
  * trailers. Current in the service's code while {@link GrpcRateLimitInterceptor} intercepts the call.
  */

@@ -32,13 +32,16 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
- * Rate limits for gRPC services, as one global server interceptor: decides the
+ * Rate limits for gRPC services, as one global server interceptor.
+ * <p>
+ * Decides the
  * {@code limiter.grpc.rules} that match a call's method before the service sees it, makes the call
  * current for {@code @RateLimited} service methods (their keys see {@code #metadata} and
  * {@code #clientAddress}), and turns every refusal, its own or a method's, into the call's status:
  * <ul>
  * <li>a denial: {@code RESOURCE_EXHAUSTED} with the denial's description, the
- * {@code google.rpc.RetryInfo} (its delay is {@code Retry-After}'s) and {@code google.rpc.QuotaFailure} details
+ * {@code google.rpc.RetryInfo} (its delay is {@code Retry-After}'s) and {@code
+ * google.rpc.QuotaFailure} details
  * ({@code grpc-status-details-bin}), and the trailers {@code ratelimit-policy}, {@code ratelimit},
  * {@code retry-after} (seconds) and {@code grpc-retry-pushback-ms} (to the millisecond), which a
  * client with a retry policy for {@code RESOURCE_EXHAUSTED} waits out before it retries;</li>
@@ -46,7 +49,8 @@ import io.slidinglimiter.expression.LimiterExpressionParser;
  * not help.</li>
  * </ul>
  * A call that is admitted carries {@code ratelimit-policy} and {@code ratelimit} in its response
- * headers, unless {@code limiter.grpc.headers} is false. Never {@code UNKNOWN}: the refusal's exception does not reach gRPC. Calls of a service
+ * headers, unless {@code limiter.grpc.headers} is false. Never {@code UNKNOWN}: the refusal's
+ * exception does not reach gRPC. Calls of a service
  * without {@code @RateLimited} methods that no rule names pass untouched.
  */
 public final class GrpcRateLimitInterceptor implements ServerInterceptor {

@@ -3,7 +3,9 @@ package io.slidinglimiter.metrics;
 import io.micrometer.observation.Observation;
 
 /**
- * What a {@code limiter.decision} observation knows: the limits decided, the backend, and once
+ * What a {@code limiter.decision} observation knows.
+ * <p>
+ * The limits decided, the backend, and once
  * decided whether the call was admitted.
  */
 public class DecisionObservationContext extends Observation.Context {

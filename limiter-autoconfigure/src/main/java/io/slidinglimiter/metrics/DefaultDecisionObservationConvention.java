@@ -8,8 +8,7 @@ import io.micrometer.common.KeyValues;
 import io.slidinglimiter.metrics.LimiterObservationDocumentation.LowCardinalityKeyNames;
 
 /**
- * {@code limiter.decision}, with the low-cardinality keys {@code limit}, {@code outcome} and
- * {@code backend}.
+ * {@code limiter.decision}, with the low-cardinality keys {@code limit}, {@code outcome}, {@code backend}.
  * <p>
  * The keys and the contextual name of a limit are worked out once per backend and outcome, not at
  * every decision: Micrometer asks for them at the start and at the stop of each observation, and

@@ -13,9 +13,11 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitStatistics;
 
 /**
- * The limiter's meters in the application's {@link MeterRegistry}, each resolved once:
+ * The limiter's meters in the application's {@link MeterRegistry}, each resolved once.
+ * <p>
  * {@code limiter.requests} (tags {@code limit} and {@code outcome} = {@code allowed},
- * {@code rejected}, {@code fallback} or {@code shadow-rejected}) reads each limit's {@link LimitStatistics}, so counting costs
+ * {@code rejected}, {@code fallback} or {@code shadow-rejected}) reads each limit's {@link
+ * LimitStatistics}, so counting costs
  * a decision one uncontended add; {@code limiter.charge.errors} (tag {@code limit}) counts calls
  * left at their cost because their charge could not be settled; {@code limiter.backend.duration}
  * (tag {@code backend}) times backend calls. No tag ever holds a key.

@@ -6,7 +6,9 @@ import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.docs.ObservationDocumentation;
 
 /**
- * The limiter's observations: {@code limiter.decision}, one per decision of a backend, a timer in
+ * The limiter's observations.
+ * <p>
+ * {@code limiter.decision}, one per decision of a backend, a timer in
  * metrics and a span where tracing is set up.
  */
 public enum LimiterObservationDocumentation implements ObservationDocumentation {

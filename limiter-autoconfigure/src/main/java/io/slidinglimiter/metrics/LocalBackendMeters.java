@@ -12,6 +12,8 @@ import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.local.LocalBackend;
 
 /**
+ * Meters of the in-process counters.
+ * <p>
  * Meters of the in-process counters, summed over the local backends an application decides with
  * (its local limits', and a remote backend's {@code local} fallback): {@code limiter.local.keys}
  * (counters held), {@code limiter.local.bytes} (their estimated bytes, the overflow sketches'

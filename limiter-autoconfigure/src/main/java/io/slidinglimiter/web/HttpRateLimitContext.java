@@ -18,7 +18,9 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
- * What the limiter knows of the current request: its request and principal for expressions, and
+ * What the limiter knows of the current request.
+ * <p>
+ * Its request and principal for expressions, and
  * the decisions taken so far (URL rules, then annotations) for the RateLimit headers. Created by
  * {@link RateLimitFilter} for each request.
  */

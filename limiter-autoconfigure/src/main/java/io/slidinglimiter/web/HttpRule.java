@@ -17,7 +17,9 @@ import io.slidinglimiter.expression.KeyExpression;
 import io.slidinglimiter.expression.PlanExpression;
 
 /**
- * A {@code limiter.http.rules} entry, compiled: the limit to apply to requests whose path matches
+ * A {@code limiter.http.rules} entry, compiled.
+ * <p>
+ * The limit to apply to requests whose path matches
  * and whose method is listed (or any, when none is). A rule for GET covers HEAD too, since Spring
  * MVC answers HEAD with the GET handler.
  *

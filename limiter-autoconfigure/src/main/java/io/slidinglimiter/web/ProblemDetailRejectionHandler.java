@@ -9,7 +9,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import io.slidinglimiter.RateLimitExceededException;
 
 /**
- * The default rejection: 429 Too Many Requests, {@code Retry-After} in whole seconds rounded up,
+ * The default rejection.
+ * <p>
+ * 429 Too Many Requests, {@code Retry-After} in whole seconds rounded up,
  * and an RFC 9457 {@code application/problem+json} body of the IETF quota-exceeded type. A call
  * denied for a {@linkplain RateLimitExceededException#isMissingKey() missing key} is 400 Bad
  * Request instead, without {@code Retry-After}: waiting would not help it.

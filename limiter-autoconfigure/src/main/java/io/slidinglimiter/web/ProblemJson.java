@@ -1,7 +1,9 @@
 package io.slidinglimiter.web;
 
 /**
- * An RFC 9457 problem body, written without a JSON library: the values are few and known.
+ * An RFC 9457 problem body, written without a JSON library.
+ * <p>
+ * The values are few and known.
  */
 final class ProblemJson {
 

@@ -19,7 +19,9 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
- * What the limiter knows of a WebFlux request: its request and principal for expressions, the
+ * What the limiter knows of a WebFlux request.
+ * <p>
+ * Its request and principal for expressions, the
  * decisions taken so far (URL rules, then annotated methods) for the RateLimit headers, and the
  * rejection to answer with. Created by {@link ReactiveRateLimitFilter} for each request and put in
  * the Reactor context of the rest of the chain, where annotated methods returning {@code Mono} or

@@ -37,7 +37,9 @@ import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
  * Where every rejection of a WebFlux request becomes a response, as {@link RateLimitFilter} does in
- * a servlet application: applies the URL rules before the rest of the chain (a denied request
+ * a servlet application.
+ * <p>
+ * Applies the URL rules before the rest of the chain (a denied request
  * reaches no handler), puts the request's {@link ReactiveRateLimitContext} in the Reactor context
  * of the chain, and answers a {@link RateLimitExceededException} from a {@code @RateLimited}
  * method with 429, headers and a problem body. What the application's {@code @ExceptionHandler}s

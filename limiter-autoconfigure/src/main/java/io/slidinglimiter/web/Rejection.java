@@ -4,7 +4,9 @@ import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.RateLimitExceededException;
 
 /**
- * The default answer to a limiter exception, the same in both stacks: 429 Too Many Requests with
+ * The default answer to a limiter exception, the same in both stacks.
+ * <p>
+ * 429 Too Many Requests with
  * {@code Retry-After} in whole seconds rounded up and an RFC 9457 {@code application/problem+json}
  * body of the IETF quota-exceeded type; 400 Bad Request, without {@code Retry-After}, for a
  * {@linkplain RateLimitExceededException#isMissingKey() missing key} or a cost that cannot be taken,

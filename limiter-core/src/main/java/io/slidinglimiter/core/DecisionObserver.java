@@ -1,7 +1,9 @@
 package io.slidinglimiter.core;
 
 /**
- * Told of each decision a {@link TimedBackend} takes, around it: for observations that open a span
+ * Told of each decision a {@link TimedBackend} takes, around it.
+ * <p>
+ * For observations that open a span
  * and a timer per decision (Micrometer's, wired by the auto-configuration).
  */
 public interface DecisionObserver {

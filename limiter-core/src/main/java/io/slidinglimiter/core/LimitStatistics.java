@@ -3,8 +3,10 @@ package io.slidinglimiter.core;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * How often one limit admitted and rejected calls since start, and how many of its decisions were
- * taken without its backend (a Redis outage). Counted without a lock; read for metrics and the
+ * How one limit decided since start: calls admitted, calls rejected, decisions taken without its
+ * backend (a Redis outage).
+ * <p>
+ * Counted without a lock; read for metrics and the
  * Actuator endpoint. A fallback decision is also counted as allowed or rejected.
  * <p>
  * Admissions and rejections, counted on every decision, go to {@link PerThreadCount}s: most

@@ -5,7 +5,9 @@ import java.util.Objects;
 
 /**
  * A backend under the name limits choose it by ({@code limiter.backend},
- * {@code limiter.limits.<name>.backend}): each module that brings a backend contributes one, as a
+ * {@code limiter.limits.<name>.backend}).
+ * <p>
+ * Each module that brings a backend contributes one, as a
  * bean, and the limiter routes every limit to the backend it names ({@link RoutingBackend#byName}).
  * The in-process backend is always there as {@value #LOCAL}.
  * <pre>{@code

@@ -8,7 +8,9 @@ import java.util.concurrent.Executor;
 import io.slidinglimiter.Decision;
 
 /**
- * Where counters live and decisions are made: in-process or in a shared store. Counters are
+ * Where counters live, in-process or in a shared store: the service provider interface of every backend.
+ * <p>
+ * Counters are
  * addressed by limit name and key, so every definition of the same name counts in the same window.
  * Implementations are thread-safe and take their time from a {@link TimeSource}.
  */

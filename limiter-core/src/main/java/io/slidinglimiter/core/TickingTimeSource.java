@@ -7,7 +7,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A clock that decisions read from a field: while they are being taken, a background thread reads
+ * A clock that decisions read from a field.
+ * <p>
+ * While they are being taken, a background thread reads
  * the underlying clock once a millisecond; after {@code idleTicks} ticks without a read it parks,
  * and reads go to the underlying clock (and wake it) until it runs again. Reading the system clock
  * costs about 25 ns on a virtual machine, half of an in-process decision; a field costs one.

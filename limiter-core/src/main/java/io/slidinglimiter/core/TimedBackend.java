@@ -9,7 +9,9 @@ import java.util.function.LongConsumer;
 import io.slidinglimiter.Decision;
 
 /**
- * A backend whose every decision is timed: the nanoseconds each took go to {@code durations} (a
+ * A backend whose every decision is timed.
+ * <p>
+ * The nanoseconds each took go to {@code durations} (a
  * metrics timer, resolved once), and, when there is one, an {@link DecisionObserver} is told of it
  * around it.
  */

@@ -3,6 +3,8 @@ package io.slidinglimiter.failover;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
+ * Stops calling a shard of the server while it fails.
+ * <p>
  * Stops calling the server for {@code openMillis} after {@code failureThreshold} failures in a row, so a
  * dead server adds no latency; then lets a single call through to probe, and closes on its success.
  * Times are the caller's clock, in milliseconds.

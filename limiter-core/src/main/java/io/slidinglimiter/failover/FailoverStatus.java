@@ -3,7 +3,7 @@ package io.slidinglimiter.failover;
 import java.util.List;
 
 /**
- * What a {@link ResilientBackend} can tell of its failover, for health and the endpoint.
+ * What a {@link ResilientBackend} can tell of its failover, for health or the endpoint.
  * <p>
  * Whether the server is failing it, which shards' breakers are open, what fell back. Every method
  * only reads.

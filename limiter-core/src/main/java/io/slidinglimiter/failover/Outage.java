@@ -13,6 +13,8 @@ import java.util.logging.Logger;
 import io.slidinglimiter.core.TimeSource;
 
 /**
+ * Whether the server is failing the limiter now, as the logs say it.
+ * <p>
  * Whether the server is failing the limiter now, said once when it starts and once when it ends, with a
  * summary a minute while it lasts; and, while the server cannot be reached, a probe that finds it again
  * without waiting for traffic.

@@ -7,7 +7,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 
 /**
- * Counter keys as backends store them: a key of more than {@value #MAX_KEY_BYTES} UTF-8 bytes is
+ * Counter keys as backends store them.
+ * <p>
+ * A key of more than {@value #MAX_KEY_BYTES} UTF-8 bytes is
  * replaced by {@code sha256:} and the URL-safe Base64 of its SHA-256 digest (50 characters), so
  * that a caller-controlled key cannot make one counter large. Keys that already start with
  * {@code sha256:} are hashed too, so no short key can pose as the digest of a long one.

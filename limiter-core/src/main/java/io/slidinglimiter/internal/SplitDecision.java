@@ -9,7 +9,9 @@ import io.slidinglimiter.core.Decisions;
 
 /**
  * An all-or-nothing decision over limits that no single atomic step can cover (in several
- * backends, or in several Redis Cluster slots): the groups are decided one after the other, in a
+ * backends, or in several Redis Cluster slots).
+ * <p>
+ * The groups are decided one after the other, in a
  * fixed order, and when one rejects, what the groups before it took is refunded exactly. Until the
  * refund lands, other callers may see those permits as used: a brief over-count, never an
  * under-count. A group that fails (its backend throws) is treated as a rejection: the groups before

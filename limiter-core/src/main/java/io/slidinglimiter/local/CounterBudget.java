@@ -3,7 +3,9 @@ package io.slidinglimiter.local;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The local backend's bounds: how many counters live and their estimated bytes, each held under
+ * The local backend's bounds.
+ * <p>
+ * How many counters live and their estimated bytes, each held under
  * its maximum; counters that grow (sliding logs) take their growth from the same bytes.
  */
 final class CounterBudget implements CounterMemory {

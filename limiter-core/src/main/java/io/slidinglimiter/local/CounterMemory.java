@@ -1,6 +1,8 @@
 package io.slidinglimiter.local;
 
 /**
+ * The room a store gives counters that grow after they are created.
+ * <p>
  * The room a store gives counters that grow after they are created (a sliding log's entries), so
  * that its bound on bytes holds while they grow, and that they give back when they shrink.
  */

@@ -14,7 +14,9 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
 
 /**
- * Where the local backend keeps its counters: one per limit and key within the bounds, the limit's
+ * Where the local backend keeps its counters.
+ * <p>
+ * One per limit and key within the bounds, the limit's
  * overflow sketch past them. Finds a key's counter (the first limits' without a map look-up),
  * makes one when there is room, and drops a limit's counters when its window changes.
  */

@@ -12,7 +12,9 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.slidinglimiter.core.TimeSource;
 
 /**
- * Drops the local backend's counters that hold nothing, giving their room back: when a new key
+ * Drops the local backend's counters that hold nothing, giving their room back.
+ * <p>
+ * When a new key
  * needs room, at least once a minute while keys arrive, and every {@value #SCHEDULED_SWEEP_MILLIS}
  * ms on a daemon thread that all backends share, so that a flood's counters go soon after their
  * window whether or not new keys arrive. A counter that holds permits is never dropped.

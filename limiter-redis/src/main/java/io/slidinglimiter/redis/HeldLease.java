@@ -4,7 +4,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.slidinglimiter.core.LimitDefinition;
 
-/** One lease this instance holds: its permits not yet admitted, and until when it may admit them. */
+/** One lease this instance holds.
+* <p>
+* Its permits not yet admitted, and until when it may admit them. */
 final class HeldLease {
 
     /** The longest a lease lives: a reset or a limit change made on another instance ends it by then. */

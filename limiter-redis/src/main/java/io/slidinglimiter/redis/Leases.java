@@ -24,7 +24,9 @@ import io.slidinglimiter.failover.LeaseStep;
 import io.slidinglimiter.failover.RemoteLeases;
 
 /**
- * This instance's leases: permits of hot keys taken from Redis in batches and admitted here, exactly,
+ * This instance's leases.
+ * <p>
+ * Permits of hot keys taken from Redis in batches and admitted here, exactly,
  * by any number of threads, until the batch is spent or its sub-window ends.
  * <ul>
  * <li>A lease's permits are counted in Redis when it is taken, in the sub-window Redis was in, so the

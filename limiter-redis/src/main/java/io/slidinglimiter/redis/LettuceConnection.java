@@ -12,7 +12,9 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
 /**
- * The runner's connection to Redis: opened once in the background (never on a decision's thread),
+ * The runner's connection to Redis.
+ * <p>
+ * Opened once in the background (never on a decision's thread),
  * opened again after a failure or when told to, and the client's view of which Cluster node serves
  * a key.
  */

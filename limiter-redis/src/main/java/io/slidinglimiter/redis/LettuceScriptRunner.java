@@ -24,7 +24,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * Lettuce's asynchronous API (a connection of its own from the factory's client on a standalone or
  * Sentinel Redis, the factory's shared connection on Cluster), so that a decision waits at most
  * {@code timeout} for Redis whatever the client's own timeouts are (Spring Boot's default command
- * timeout is a minute, its connect timeout ten seconds): the connection is opened in the
+ * timeout is a minute, its connect timeout ten seconds).
+ * <p>
+ * The connection is opened in the
  * background, and every wait is bounded. Standalone, Sentinel and Cluster connections alike:
  * Lettuce routes a script to the node of its keys' slot.
  * <p>
@@ -117,7 +119,8 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
      * its own, closed by {@link #close()}; the client stays the caller's to shut down.
      * <pre>{@code
      * RedisClient client = RedisClient.create("redis://localhost:6379");
-     * LettuceScriptRunner runner = new LettuceScriptRunner(client, Duration.ofMillis(100), Duration.ofSeconds(2));
+     * LettuceScriptRunner runner = new LettuceScriptRunner(client, Duration.ofMillis(100),
+     * Duration.ofSeconds(2));
      * }</pre>
      * @param client a {@code RedisClient} (standalone or Sentinel) or a {@code RedisClusterClient}
      * @param timeout the longest a decision waits for a Redis that answers nothing

@@ -11,7 +11,9 @@ import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
- * Where a call's counters live in Redis: their keys, hash slots and shards.
+ * Where a call's counters live in Redis.
+ * <p>
+ * Their keys, hash slots and shards.
  * <p>
  * Off Cluster every key is on the one server, the shard {@code ""}, and a call's limits are one group.
  */

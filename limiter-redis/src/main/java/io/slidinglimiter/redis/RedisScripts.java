@@ -9,7 +9,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The limiter's Lua: what writing a counter shares, the two algorithms' files, then one function
+ * The limiter's Lua.
+ * <p>
+ * What writing a counter shares, the two algorithms' files, then one function
  * {@code decide(KEYS, ARGV)} made of the decision's time, the common decision's straight path and
  * the driver that decides with the algorithms, and last the entry that calls it once, or once per
  * decision of a batch: joined into one script so that a decision over any mix of limits, or a batch

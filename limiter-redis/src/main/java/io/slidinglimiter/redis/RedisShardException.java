@@ -3,7 +3,9 @@ package io.slidinglimiter.redis;
 import io.slidinglimiter.failover.ShardFailure;
 
 /**
- * One shard of a call decided across Redis Cluster nodes failed: which, and how (the cause), so
+ * One shard of a call decided across Redis Cluster nodes failed.
+ * <p>
+ * Which, and how (the cause), so
  * that only that shard's breaker counts the failure.
  */
 class RedisShardException extends RedisBackendException implements ShardFailure {

@@ -8,6 +8,8 @@ import io.slidinglimiter.failover.FailoverStatus;
 import io.slidinglimiter.failover.FailurePolicy;
 
 /**
+ * What the Redis backend can tell of itself, for health or the endpoint.
+ * <p>
  * What the Redis backend can tell of itself, for health and the endpoint: whether Redis is failing
  * it, what fell back, and this instance's leases. Every method only reads; none waits for Redis but
  * {@link #isScriptLoaded()}.

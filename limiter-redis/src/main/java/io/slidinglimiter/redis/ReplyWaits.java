@@ -15,6 +15,8 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
+ * How long the runner's callers wait for Redis's replies.
+ * <p>
  * How long the runner's callers wait for Redis's replies, and whose fault it is when none comes in
  * time: up to the timeout, on while Redis answers others (a slow JVM, up to {@code maxWait}), once
  * more as long as this JVM's own threads were late, never for a connection known closed

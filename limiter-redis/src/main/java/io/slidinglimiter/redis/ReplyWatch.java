@@ -10,7 +10,9 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 
 /**
- * What the runner knows of Redis's replies: when each node last answered anything, Redis's clock
+ * What the runner knows of Redis's replies.
+ * <p>
+ * When each node last answered anything, Redis's clock
  * as the last script reply showed it, and from those how long a late call is worth waiting for
  * (Redis is answering, or this application's own threads run late).
  */

@@ -16,7 +16,9 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 
 /**
- * Decisions that wait for one another, sent together: each lane (a connection, or on Cluster one
+ * Decisions that wait for one another, sent together.
+ * <p>
+ * Each lane (a connection, or on Cluster one
  * hash slot of it) has at most {@link #IN_FLIGHT} script calls in flight; decisions that come while
  * they are sent wait, and when one answers they go as one script call (the joined script's batch
  * entry, {@code batch.lua}) that decides each exactly as if it had come alone. A decision that finds

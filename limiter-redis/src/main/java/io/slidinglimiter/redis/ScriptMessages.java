@@ -12,6 +12,8 @@ import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
 
 /**
+ * What the limiter's script is sent, what it answers.
+ * <p>
  * What the limiter's script ({@link RedisScripts#DECIDE}) is sent and what it answers: its
  * {@code ARGV} are the operation, the time (empty: Redis's own), the time of the acquisition an
  * operation refers to (or the caller's deadline), then five per limit (algorithm, window,

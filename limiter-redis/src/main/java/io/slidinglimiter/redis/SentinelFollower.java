@@ -16,7 +16,9 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
- * Follows a Sentinel promotion at once: it listens to every sentinel's {@code +switch-master}
+ * Follows a Sentinel promotion at once.
+ * <p>
+ * It listens to every sentinel's {@code +switch-master}
  * channel and, when one announces a new master for the limiter's master name, makes the limiter's
  * connection anew, which Lettuce resolves through the sentinels to the new master. Without it the
  * connection moves only when the old master's socket fails: seconds after a crash, and never while

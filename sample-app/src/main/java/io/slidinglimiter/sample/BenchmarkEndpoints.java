@@ -8,7 +8,9 @@ import org.springframework.web.bind.annotation.RestController;
 import io.slidinglimiter.annotation.RateLimited;
 
 /**
- * For the HTTP load runs in BENCHMARKS.md (profile {@code bench}): the same endpoint with a limit
+ * For the HTTP load runs in BENCHMARKS.md (profile {@code bench}).
+ * <p>
+ * The same endpoint with a limit
  * that is never reached, and without one; and one keyed by a user named in the request, for runs
  * over many keys ({@code benchmarks/overload.sh}).
  */

@@ -13,7 +13,9 @@ import io.github.resilience4j.ratelimiter.annotation.RateLimiter;
 
 /**
  * The peers' own annotations, each in a Spring Boot 4 context of its own, started as their READMEs
- * say: Resilience4j's {@code @RateLimiter} ({@code resilience4j-spring-boot3}) and Bucket4j's
+ * say.
+ * <p>
+ * Resilience4j's {@code @RateLimiter} ({@code resilience4j-spring-boot3}) and Bucket4j's
  * starter's {@code @RateLimiting}. {@link #main} starts each and says whether it ran on Boot 4, and
  * the error if not; {@link PeerAnnotationBenchmarks} measures the ones that start.
  */

@@ -10,7 +10,9 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.web.HttpRateLimitContext;
 
 /**
- * A request on a Gateway Server MVC route as a key expression sees it: {@code #request} is the
+ * A request on a Gateway Server MVC route as a key expression sees it.
+ * <p>
+ * {@code #request} is the
  * route's {@code ServerRequest} (the type a Java route's key function receives), with
  * {@code #clientAddress} and {@code #principal} those of its servlet request.
  */

@@ -24,7 +24,9 @@ import io.slidinglimiter.sample.grpc.proto.GreeterGrpc;
 import io.slidinglimiter.sample.grpc.proto.HelloRequest;
 
 /**
- * With {@code --sample.client.calls=N}: calls the running service N times as one API key and prints
+ * With {@code --sample.client.calls=N}.
+ * <p>
+ * Calls the running service N times as one API key and prints
  * what a gRPC client sees, the status, the {@code RetryInfo} and the {@code ratelimit} trailers.
  */
 @Configuration(proxyBeanMethods = false)

@@ -9,7 +9,9 @@ import org.springframework.web.bind.annotation.RestController;
 import io.slidinglimiter.annotation.RateLimited;
 
 /**
- * For the HTTP load run in BENCHMARKS.md (profile {@code bench}): the same endpoint with a limit
+ * For the HTTP load run in BENCHMARKS.md (profile {@code bench}).
+ * <p>
+ * The same endpoint with a limit
  * that is never reached, and without one.
  */
 @RestController
