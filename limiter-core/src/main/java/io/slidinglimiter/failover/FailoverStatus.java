@@ -8,7 +8,7 @@ import java.util.List;
  * Whether the server is failing it, which shards' breakers are open, what fell back. Every method
  * only reads.
  */
-public final class FailoverStatus {
+public class FailoverStatus {
 
     private final Outage outage;
 
@@ -23,6 +23,14 @@ public final class FailoverStatus {
         this.breakers = breakers;
         this.policies = policies;
         this.slowCalls = slowCalls;
+    }
+
+    /**
+     * The status of the same failover, for a backend's status that tells more (its leases).
+     * @param failover the failover's status
+     */
+    protected FailoverStatus(FailoverStatus failover) {
+        this(failover.outage, failover.breakers, failover.policies, failover.slowCalls);
     }
 
     /**
