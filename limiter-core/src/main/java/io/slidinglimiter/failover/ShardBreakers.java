@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * One {@link CircuitBreaker} per shard of the server (a the server Cluster node; the one server elsewhere, named
+ * One {@link CircuitBreaker} per shard of the server (a Redis Cluster node; the one server elsewhere, named
  * {@code ""}), so that a sick shard never stops the others. A node that was replaced (its replica
  * promoted) leaves its breaker behind, which is dropped once it no longer serves keys.
  */
