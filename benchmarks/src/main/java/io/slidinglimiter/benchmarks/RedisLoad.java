@@ -65,6 +65,19 @@ public final class RedisLoad {
     private RedisLoad() {
     }
 
+    /** The callers to measure: {@code -Dredisload.callers=1,16} for some of 1, 16 and 64. */
+    private static int[] callers() {
+        String only = System.getProperty("redisload.callers");
+        return (only == null) ? THREADS
+                : java.util.Arrays.stream(only.split(",")).mapToInt(Integer::parseInt).toArray();
+    }
+
+    /** Whether to measure a driver: {@code -Dredisload.drivers=batched,EVALSHA ours} for the ones named so. */
+    private static boolean selected(String driver) {
+        String only = System.getProperty("redisload.drivers");
+        return only == null || java.util.Arrays.stream(only.split(",")).anyMatch(driver::endsWith);
+    }
+
     interface Decider {
 
         boolean decide(int key) throws Exception;
@@ -78,12 +91,22 @@ public final class RedisLoad {
             System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s %12s%n", "driver", "threads",
                     "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %");
             warmUp(drivers);
-            for (int threads : THREADS) {
-                run("ours, wired, batched", threads, seconds, server, drivers.wired(), drivers.wiredRunner);
-                run("ours, wired, unbatched", threads, seconds, server, drivers.unbatched(), null);
-                run("lettuce EVALSHA ours", threads, seconds, server, drivers.evalshaOurs(), null);
-                run("lettuce EVALSHA", threads, seconds, server, drivers.evalshaTrivial(), null);
-                run("bucket4j lettuce", threads, seconds, server, drivers.bucket4j(), null);
+            for (int threads : callers()) {
+                if (selected("ours, wired, batched")) {
+                    run("ours, wired, batched", threads, seconds, server, drivers.wired(), drivers.wiredRunner);
+                }
+                if (selected("ours, wired, unbatched")) {
+                    run("ours, wired, unbatched", threads, seconds, server, drivers.unbatched(), null);
+                }
+                if (selected("lettuce EVALSHA ours")) {
+                    run("lettuce EVALSHA ours", threads, seconds, server, drivers.evalshaOurs(), null);
+                }
+                if (selected("lettuce EVALSHA")) {
+                    run("lettuce EVALSHA", threads, seconds, server, drivers.evalshaTrivial(), null);
+                }
+                if (selected("bucket4j lettuce")) {
+                    run("bucket4j lettuce", threads, seconds, server, drivers.bucket4j(), null);
+                }
             }
             System.out.println("script sha1 for redis-benchmark: " + RedisScripts.DECIDE.sha1());
             printMemoryUsage(server, drivers.ours, drivers.limit);
