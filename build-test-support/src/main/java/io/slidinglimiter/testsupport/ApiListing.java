@@ -154,6 +154,11 @@ public final class ApiListing {
             // Java 21 and later print the implicit "sealed" of an enum with constant bodies; 17 does not.
             declaration = declaration.replace(" sealed enum ", " enum ");
         }
+        else if (type.isSealed() && !declaration.contains(" sealed ")) {
+            // A sealed type, which users cannot implement, as Java 21 and later print it; 17 does not.
+            int kind = declaration.indexOf(type.isInterface() ? " interface " : " class ");
+            declaration = declaration.substring(0, kind) + " sealed" + declaration.substring(kind);
+        }
         StringBuilder line = new StringBuilder(declaration);
         Type superclass = type.getGenericSuperclass();
         if (superclass != null && superclass != Object.class && !type.isEnum() && !type.isRecord()) {
