@@ -75,7 +75,9 @@ public final class RedisLoad {
     /** Whether to measure a driver: {@code -Dredisload.drivers=batched,EVALSHA ours} for the ones named so. */
     private static boolean selected(String driver) {
         String only = System.getProperty("redisload.drivers");
-        return only == null || java.util.Arrays.stream(only.split(",")).anyMatch(driver::endsWith);
+        // "batched" names "ours, wired, batched", not "ours, wired, unbatched": a whole last word.
+        return only == null
+                || java.util.Arrays.stream(only.split(",")).anyMatch((name) -> driver.endsWith(" " + name));
     }
 
     interface Decider {
@@ -88,8 +90,8 @@ public final class RedisLoad {
         int seconds = (args.length > 0 && !args[0].startsWith("--")) ? Integer.parseInt(args[0]) : 5;
         try (RedisServer server = RedisServer.start(); Drivers drivers = new Drivers(server)) {
             System.out.println(Cores.place(server, args));
-            System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s %12s%n", "driver", "threads",
-                    "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %");
+            System.out.printf(Locale.ROOT, "%-22s %8s %12s %9s %9s %14s %14s %12s %11s%n", "driver", "threads",
+                    "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %", "JVM B/op");
             warmUp(drivers);
             for (int threads : callers()) {
                 if (selected("ours, wired, batched")) {
@@ -281,6 +283,7 @@ public final class RedisLoad {
         Workers workers = new Workers(threads, 4_000_000, decider, () -> ThreadLocalRandom.current().nextInt(KEYS));
         Thread.sleep(2_000);
         long jvmCpuBefore = jvmCpuNanos();
+        long allocatedBefore = jvmAllocatedBytes();
         long redisCpuBefore = redisCpuNanos(server);
         long startNanos = System.nanoTime();
         workers.measuring.set(true);
@@ -288,6 +291,7 @@ public final class RedisLoad {
         workers.measuring.set(false);
         long elapsed = System.nanoTime() - startNanos;
         long jvmCpu = jvmCpuNanos() - jvmCpuBefore;
+        long allocated = jvmAllocatedBytes() - allocatedBefore;
         long redisCpu = redisCpuNanos(server) - redisCpuBefore;
         long[] all = workers.stop();
         long scripts = server.scriptCalls() - scriptsBefore;
@@ -297,9 +301,10 @@ public final class RedisLoad {
         long inRedis = scripts - batches + batched;
         long total = all.length;
         double perSecond = total * 1e9 / elapsed;
-        System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f %12.2f%n", name, threads,
+        System.out.printf(Locale.ROOT, "%-22s %8d %12.0f %9.0f %9.0f %14.1f %14.1f %12.2f %11.0f%n", name, threads,
                 perSecond, all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3,
-                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * inRedis / workers.made());
+                jvmCpu / 1e3 / total, redisCpu / 1e3 / total, 100.0 * inRedis / workers.made(),
+                allocated / (double) total);
         if (batching != null) {
             System.out.printf(Locale.ROOT, "%-22s %8s %d script calls for %d decisions in Redis, %d of them batches of"
                     + " %.1f on average%n", "", "", scripts, inRedis, batches, batched / (double) Math.max(1, batches));
@@ -398,6 +403,17 @@ public final class RedisLoad {
             }
             return null;
         });
+    }
+
+    /** Bytes every live thread of this JVM allocated so far (the workers', Lettuce's, Netty's). */
+    private static long jvmAllocatedBytes() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
+                .getThreadMXBean();
+        long sum = 0;
+        for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+            sum += Math.max(0, bytes);
+        }
+        return sum;
     }
 
     private static long jvmCpuNanos() {

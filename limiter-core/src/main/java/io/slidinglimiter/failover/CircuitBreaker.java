@@ -72,7 +72,11 @@ final class CircuitBreaker {
     }
 
     void recordSuccess() {
-        this.state.set(CLOSED);
+        // Read first: every decision succeeds while the server answers, and a write from each of many
+        // threads to the one field they all read would keep its cache line moving between cores.
+        if (this.state.get() != CLOSED) {
+            this.state.set(CLOSED);
+        }
     }
 
     void recordFailure(long nowMillis) {

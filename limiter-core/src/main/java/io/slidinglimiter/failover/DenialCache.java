@@ -34,6 +34,10 @@ final class DenialCache {
      * definition (another limit, a plan's quota, another window) does not apply.
      */
     Decision get(LimitDefinition limit, String key, long nowMillis) {
+        if (this.entries.isEmpty()) {
+            // While nothing is denied, the common case: no key made, no hash computed.
+            return null;
+        }
         Entry entry = this.entries.get(new Entry.Key(limit.name(), key));
         if (entry == null || entry.definition != limit && !entry.definition.equals(limit)) {
             return null;

@@ -33,6 +33,11 @@ final class ExpiringEntries<K, V> {
         return this.entries.get(key);
     }
 
+    /** @return whether no entry is kept: a look-up would find nothing, without making its key */
+    boolean isEmpty() {
+        return this.entries.isEmpty();
+    }
+
     /** Keeps {@code value} unless the map is full of entries that have not ended by {@code nowMillis}. */
     void put(K key, V value, long nowMillis) {
         if (this.entries.size() >= this.maxEntries) {

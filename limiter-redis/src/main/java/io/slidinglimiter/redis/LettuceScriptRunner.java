@@ -211,19 +211,25 @@ public final class LettuceScriptRunner implements RedisScriptRunner, AutoCloseab
 
     /** Sends the script to the node of its keys; again by {@code EVAL} after {@code NOSCRIPT}. */
     private CompletableFuture<List<Object>> evaluate(byte[][] keys, byte[][] args, String node, boolean redisTime) {
-        return this.connection.get().thenCompose((opened) -> {
-            RedisClusterAsyncCommands<byte[], byte[]> commands = opened.commands();
-            return this.replies.replied(commands.<List<Object>>evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys,
-                    args), redisTime, node).exceptionallyCompose((failure) -> {
-                        // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
-                        if (failure instanceof RedisNoScriptException
-                                || failure.getCause() instanceof RedisNoScriptException) {
-                            return this.replies.replied(commands.<List<Object>>eval(this.script.source(),
-                                    ScriptOutputType.MULTI, keys, args), redisTime, node);
-                        }
-                        return CompletableFuture.failedFuture(failure);
-                    });
-        });
+        LettuceConnection.Opened opened = this.connection.opened();
+        if (opened == null) {
+            return this.connection.get().thenCompose((now) -> evaluate(now.commands(), keys, args, node, redisTime));
+        }
+        // Opened, the common case: sent at once, without a stage to wait for the connection.
+        return evaluate(opened.commands(), keys, args, node, redisTime);
+    }
+
+    private CompletableFuture<List<Object>> evaluate(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[][] keys,
+            byte[][] args, String node, boolean redisTime) {
+        return this.replies.replied(commands.<List<Object>>evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys,
+                args), redisTime, node).exceptionallyCompose((failure) -> {
+                    // After SCRIPT FLUSH or a restart: EVAL runs the script and caches it again.
+                    if (failure instanceof RedisNoScriptException || failure.getCause() instanceof RedisNoScriptException) {
+                        return this.replies.replied(commands.<List<Object>>eval(this.script.source(),
+                                ScriptOutputType.MULTI, keys, args), redisTime, node);
+                    }
+                    return CompletableFuture.failedFuture(failure);
+                });
     }
 
     /**

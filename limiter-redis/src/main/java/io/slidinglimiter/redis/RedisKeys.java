@@ -14,6 +14,9 @@ public final class RedisKeys {
 
     private final String prefix;
 
+    /** The prefix as the key's first bytes. */
+    private final byte[] prefixBytes;
+
     /**
      * Creates the key scheme.
      * @param prefix the namespace, without braces
@@ -24,6 +27,7 @@ public final class RedisKeys {
                     + prefix + "'");
         }
         this.prefix = prefix;
+        this.prefixBytes = CounterKeys.bytes(prefix);
     }
 
     /**
@@ -52,6 +56,22 @@ public final class RedisKeys {
      */
     public byte[] counterKey(String limitName, String key) {
         String bounded = CounterKeys.bounded(key);
+        if (!needsEscape(bounded)) {
+            // The common key, written straight into the bytes: no builder, no string of the whole key.
+            byte[] tag = CounterKeys.bytes(bounded);
+            byte[] name = CounterKeys.bytes(limitName);
+            byte[] redisKey = new byte[this.prefixBytes.length + 2 + tag.length + 2 + name.length];
+            System.arraycopy(this.prefixBytes, 0, redisKey, 0, this.prefixBytes.length);
+            int at = this.prefixBytes.length;
+            redisKey[at++] = ':';
+            redisKey[at++] = '{';
+            System.arraycopy(tag, 0, redisKey, at, tag.length);
+            at += tag.length;
+            redisKey[at++] = '}';
+            redisKey[at++] = ':';
+            System.arraycopy(name, 0, redisKey, at, name.length);
+            return redisKey;
+        }
         StringBuilder redisKey = new StringBuilder(this.prefix.length() + bounded.length() + limitName.length() + 8)
                 .append(this.prefix).append(":{");
         for (int i = 0; i < bounded.length(); i++) {
@@ -64,6 +84,17 @@ public final class RedisKeys {
             }
         }
         return CounterKeys.bytes(redisKey.append("}:").append(limitName).toString());
+    }
+
+    /** Whether a key holds a character that the hash tag escapes: a backslash or a brace. */
+    private static boolean needsEscape(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == '\\' || c == '{' || c == '}') {
+                return true;
+            }
+        }
+        return false;
     }
 
 }

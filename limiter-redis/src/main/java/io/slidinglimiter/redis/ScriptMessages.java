@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.slidinglimiter.Decision;
-import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
@@ -69,36 +68,44 @@ final class ScriptMessages {
         args[1] = time;
         args[2] = acquiredAt;
         for (int i = 0; i < limits.size(); i++) {
-            LimitDefinition limit = limits.get(i);
-            checkLimit(limit);
-            int base = 3 + 5 * i;
-            args[base] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? ONE : ZERO;
-            args[base + 1] = bytes(Long.toString(limit.windowMillis()));
-            args[base + 2] = bytes(Integer.toString(limit.subWindows()));
-            args[base + 3] = bytes(Long.toString(limit.limit()));
-            args[base + 4] = bytes(Long.toString(costs[i]));
+            putLimit(args, i, limits.get(i), costs[i]);
         }
         return args;
     }
 
     /** The arguments of an acquisition of requests that share a slot. */
     static byte[][] acquire(byte[] time, byte[] deadline, List<LimitRequest> requests) {
-        return arguments(ACQUIRE, time, deadline, limitsOf(requests), costsOf(requests));
+        byte[][] args = new byte[3 + 5 * requests.size()][];
+        args[0] = ACQUIRE;
+        args[1] = time;
+        args[2] = deadline;
+        for (int i = 0; i < requests.size(); i++) {
+            putLimit(args, i, requests.get(i).limit(), requests.get(i).cost());
+        }
+        return args;
+    }
+
+    /** The five arguments of the {@code i}-th limit: its definition's, encoded once, then the cost. */
+    private static void putLimit(byte[][] args, int i, LimitDefinition limit, long cost) {
+        checkLimit(limit);
+        int base = 3 + 5 * i;
+        System.arraycopy(LimitArguments.of(limit), 0, args, base, 4);
+        args[base + 4] = (cost == 1) ? ONE : bytes(cost);
     }
 
     /** The arguments of a lease: the call's cost and the permits wanted, cost included. */
     static byte[][] lease(byte[] time, byte[] deadline, LimitDefinition limit, long cost, long wanted) {
         byte[][] args = Arrays.copyOf(arguments(LEASE, time, deadline, List.of(limit), new long[] { cost }), 9);
-        args[8] = bytes(Long.toString(Math.max(wanted, cost)));
+        args[8] = bytes(Math.max(wanted, cost));
         return args;
     }
 
     /** The arguments of a give-back of a lease's unused permits, to the counter it was taken from. */
     static byte[][] giveBack(byte[] time, LimitDefinition limit, long decidedAtMillis, long unused,
             long createdAtMillis) {
-        byte[][] args = Arrays.copyOf(arguments(GIVE_BACK, time, bytes(Long.toString(decidedAtMillis)),
+        byte[][] args = Arrays.copyOf(arguments(GIVE_BACK, time, bytes(decidedAtMillis),
                 List.of(limit), new long[] { unused }), 9);
-        args[8] = bytes(Long.toString(createdAtMillis));
+        args[8] = bytes(createdAtMillis);
         return args;
     }
 
@@ -178,8 +185,22 @@ final class ScriptMessages {
         return requests.stream().mapToLong(LimitRequest::cost).toArray();
     }
 
+    /** A number as the script reads it, in ASCII digits, written straight into its bytes. */
     static byte[] bytes(long value) {
-        return bytes(Long.toString(value));
+        if (value < 0) {
+            return bytes(Long.toString(value));
+        }
+        int digits = 1;
+        for (long rest = value / 10; rest != 0; rest /= 10) {
+            digits++;
+        }
+        byte[] ascii = new byte[digits];
+        long rest = value;
+        for (int i = digits - 1; i >= 0; i--) {
+            ascii[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        return ascii;
     }
 
     static byte[] bytes(String text) {
