@@ -31,16 +31,12 @@ public final class Rooms {
      */
     public static Map<String, Set<String>> arrows(Path classes, String packagePrefix) {
         Map<String, Set<String>> arrows = new TreeMap<>();
-        for (String line : jdeps(classes).split("\n")) {
-            String[] parts = line.trim().split("\\s+");
-            if (parts.length >= 3 && parts[1].equals("->") && parts[0].startsWith(packagePrefix)
-                    && parts[2].startsWith(packagePrefix)) {
-                String from = topLevel(parts[0].substring(packagePrefix.length()));
-                String to = topLevel(parts[2].substring(packagePrefix.length()));
-                if (!from.contains(".") && !to.contains(".") && !from.equals(to)) {
-                    arrows.computeIfAbsent(from, (ignored) -> new TreeSet<>()).add(to);
-                }
-                arrows.computeIfAbsent(from, (ignored) -> new TreeSet<>());
+        for (String[] arrow : typeArrows(classes, packagePrefix)) {
+            String from = topLevel(arrow[0]);
+            String to = topLevel(arrow[1]);
+            arrows.computeIfAbsent(from, (ignored) -> new TreeSet<>());
+            if (!from.contains(".") && !to.contains(".") && !from.equals(to)) {
+                arrows.get(from).add(to);
             }
         }
         return arrows;
@@ -54,16 +50,24 @@ public final class Rooms {
      */
     public static Map<String, Set<String>> packageArrows(Path classes, String rootPrefix) {
         Map<String, Set<String>> arrows = new TreeMap<>();
+        for (String[] arrow : typeArrows(classes, rootPrefix)) {
+            String from = packageOf(arrow[0]);
+            String to = packageOf(arrow[1]);
+            arrows.computeIfAbsent(from, (ignored) -> new TreeSet<>());
+            if (!from.equals(to)) {
+                arrows.get(from).add(to);
+            }
+        }
+        return arrows;
+    }
+
+    /** Each use of a type by a type, both below a prefix and named without it, as {@code jdeps} reads them. */
+    private static List<String[]> typeArrows(Path classes, String prefix) {
+        List<String[]> arrows = new ArrayList<>();
         for (String line : jdeps(classes).split("\n")) {
             String[] parts = line.trim().split("\\s+");
-            if (parts.length >= 3 && parts[1].equals("->") && parts[0].startsWith(rootPrefix)
-                    && parts[2].startsWith(rootPrefix)) {
-                String from = packageOf(parts[0].substring(rootPrefix.length()));
-                String to = packageOf(parts[2].substring(rootPrefix.length()));
-                arrows.computeIfAbsent(from, (ignored) -> new TreeSet<>());
-                if (!from.equals(to)) {
-                    arrows.get(from).add(to);
-                }
+            if (parts.length >= 3 && parts[1].equals("->") && parts[0].startsWith(prefix) && parts[2].startsWith(prefix)) {
+                arrows.add(new String[] { parts[0].substring(prefix.length()), parts[2].substring(prefix.length()) });
             }
         }
         return arrows;
