@@ -2,11 +2,8 @@ package io.slidinglimiter.call;
 
 import java.util.List;
 
-import org.springframework.expression.EvaluationContext;
-
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
-import io.slidinglimiter.expression.LimiterExpressionParser;
 
 /**
  * The request a limited call serves, whatever its transport: a servlet or WebFlux request, a gRPC call.
@@ -55,17 +52,6 @@ public interface InboundCall {
      */
     default Object otherVariable(String name) {
         return null;
-    }
-
-    /**
-     * The variables of a key over a request, as a URL rule's key sees them: {@code #request},
-     * {@code #principal} and {@code #clientAddress}.
-     * @param parser the parser the key came from
-     * @param call the request, or null outside one (every variable is then null)
-     * @return the variables, for one evaluation
-     */
-    static EvaluationContext keyVariables(LimiterExpressionParser parser, InboundCall call) {
-        return new RequestCallContext(parser, call);
     }
 
     /**

@@ -26,7 +26,7 @@ import org.apache.commons.logging.LogFactory;
 import io.slidinglimiter.InvalidCostException;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.call.InboundCall;
+import io.slidinglimiter.call.RequestCallContext;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.expression.LimiterExpressionParser;
@@ -169,7 +169,7 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
             return;
         }
         List<LimitRequest> requests = GrpcRule.requestsFor(this.rules, fullMethodName, this.rateLimiters,
-                InboundCall.keyVariables(this.parser, limits));
+                new RequestCallContext(this.parser, limits));
         if (requests == null) {
             return;
         }

@@ -17,7 +17,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.RateLimitExceededException;
 import io.slidinglimiter.RateLimiters;
-import io.slidinglimiter.call.InboundCall;
+import io.slidinglimiter.call.RequestCallContext;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitRequest;
@@ -175,7 +175,7 @@ public final class LimiterFilterFunctions {
                 return KeyExpression.SHARED_KEY;
             }
             return key.keyFor(collaborators.limit().definition(),
-                    InboundCall.keyVariables(collaborators.parser(), new RouteCall(request)));
+                    new RequestCallContext(collaborators.parser(), new RouteCall(request)));
         }
 
         private Collaborators collaborators(ServerRequest request) {
