@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
@@ -48,6 +50,12 @@ final class ScriptMessages {
 
     private static final byte[] ONE = bytes("1");
 
+    /** Slots of the table of encoded definitions: a power of two. */
+    private static final int DEFINITION_SLOTS = 64;
+
+    private static final AtomicReferenceArray<EncodedDefinition> DEFINITIONS = new AtomicReferenceArray<>(
+            DEFINITION_SLOTS);
+
     private ScriptMessages() {
     }
 
@@ -89,8 +97,28 @@ final class ScriptMessages {
     private static void putLimit(byte[][] args, int i, LimitDefinition limit, long cost) {
         checkLimit(limit);
         int base = 3 + 5 * i;
-        System.arraycopy(LimitArguments.of(limit), 0, args, base, 4);
+        System.arraycopy(definitionArguments(limit), 0, args, base, 4);
         args[base + 4] = (cost == 1) ? ONE : bytes(cost);
+    }
+
+    /**
+     * A limit's algorithm, window, sub-windows and permits as the script reads them, encoded once per
+     * definition: a few are in force at a time, each one instance, found by identity in a small table
+     * (a definition whose slot another took is encoded again, which costs only that).
+     */
+    private static byte[][] definitionArguments(LimitDefinition limit) {
+        int slot = System.identityHashCode(limit) & (DEFINITION_SLOTS - 1);
+        EncodedDefinition encoded = DEFINITIONS.get(slot);
+        if (encoded == null || encoded.limit() != limit) {
+            encoded = new EncodedDefinition(limit, new byte[][] { (limit.algorithm() == Algorithm.SLIDING_LOG) ? ONE
+                    : ZERO, bytes(limit.windowMillis()), bytes(limit.subWindows()), bytes(limit.limit()) });
+            DEFINITIONS.set(slot, encoded);
+        }
+        return encoded.arguments();
+    }
+
+    /** A definition and its encoded arguments; the arguments are never changed. */
+    private record EncodedDefinition(LimitDefinition limit, byte[][] arguments) {
     }
 
     /** The arguments of a lease: the call's cost and the permits wanted, cost included. */
