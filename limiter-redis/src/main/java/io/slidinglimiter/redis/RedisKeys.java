@@ -56,34 +56,35 @@ public final class RedisKeys {
      */
     public byte[] counterKey(String limitName, String key) {
         String bounded = CounterKeys.bounded(key);
-        if (!needsEscape(bounded)) {
-            // The common key, written straight into the bytes: no builder, no string of the whole key.
-            byte[] tag = CounterKeys.bytes(bounded);
-            byte[] name = CounterKeys.bytes(limitName);
-            byte[] redisKey = new byte[this.prefixBytes.length + 2 + tag.length + 2 + name.length];
-            System.arraycopy(this.prefixBytes, 0, redisKey, 0, this.prefixBytes.length);
-            int at = this.prefixBytes.length;
-            redisKey[at++] = ':';
-            redisKey[at++] = '{';
-            System.arraycopy(tag, 0, redisKey, at, tag.length);
-            at += tag.length;
-            redisKey[at++] = '}';
-            redisKey[at++] = ':';
-            System.arraycopy(name, 0, redisKey, at, name.length);
-            return redisKey;
-        }
-        StringBuilder redisKey = new StringBuilder(this.prefix.length() + bounded.length() + limitName.length() + 8)
-                .append(this.prefix).append(":{");
-        for (int i = 0; i < bounded.length(); i++) {
-            char c = bounded.charAt(i);
+        // Written straight into the bytes: no builder, no string of the whole key.
+        byte[] tag = CounterKeys.bytes(needsEscape(bounded) ? escaped(bounded) : bounded);
+        byte[] name = CounterKeys.bytes(limitName);
+        byte[] redisKey = new byte[this.prefixBytes.length + 2 + tag.length + 2 + name.length];
+        System.arraycopy(this.prefixBytes, 0, redisKey, 0, this.prefixBytes.length);
+        int at = this.prefixBytes.length;
+        redisKey[at++] = ':';
+        redisKey[at++] = '{';
+        System.arraycopy(tag, 0, redisKey, at, tag.length);
+        at += tag.length;
+        redisKey[at++] = '}';
+        redisKey[at++] = ':';
+        System.arraycopy(name, 0, redisKey, at, name.length);
+        return redisKey;
+    }
+
+    /** A key with its backslashes and braces escaped, so that no brace of it ends the hash tag. */
+    private static String escaped(String key) {
+        StringBuilder escaped = new StringBuilder(key.length() + 8);
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
             switch (c) {
-                case '\\' -> redisKey.append("\\\\");
-                case '{' -> redisKey.append("\\(");
-                case '}' -> redisKey.append("\\)");
-                default -> redisKey.append(c);
+                case '\\' -> escaped.append("\\\\");
+                case '{' -> escaped.append("\\(");
+                case '}' -> escaped.append("\\)");
+                default -> escaped.append(c);
             }
         }
-        return CounterKeys.bytes(redisKey.append("}:").append(limitName).toString());
+        return escaped.toString();
     }
 
     /** Whether a key holds a character that the hash tag escapes: a backslash or a brace. */
