@@ -183,7 +183,7 @@ final class Leases implements RemoteLeases {
         if (holder != null) {
             CompletionStage<LeaseGrant> grant;
             try {
-                grant = this.redis.lease(this.redis.routes().of(limit, key), limit, cost, wanted(holder, limit, cost), blocking);
+                grant = this.redis.lease(limit, key, cost, wanted(holder, limit, cost), blocking);
             }
             catch (RuntimeException ex) {
                 grant = CompletableFuture.failedFuture(ex);
@@ -290,7 +290,7 @@ final class Leases implements RemoteLeases {
         long sentAtMillis = this.timeSource.currentTimeMillis();
         CompletionStage<LeaseGrant> grant;
         try {
-            grant = this.redis.lease(this.redis.routes().of(limit, key), limit, 0, wanted, Runnable::run);
+            grant = this.redis.lease(limit, key, 0, wanted, Runnable::run);
         }
         catch (RuntimeException ex) {
             released(holder);

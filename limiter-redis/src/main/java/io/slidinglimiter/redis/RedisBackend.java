@@ -357,14 +357,15 @@ public final class RedisBackend implements RemoteBackend {
      * left after the call, so a key near its limit is decided permit by permit. A limit of the sliding
      * log, or a call while Redis time stepped back, takes only its cost. A lease Redis takes after
      * the caller stopped waiting is given back whole.
-     * @param route the key's route
      * @param limit a sliding-window-counter limit
+     * @param key the counter key
      * @param cost the call's permits; 0 to top up a lease without a call
      * @param wanted the permits this instance expects to admit before the sub-window ends, cost included
      * @param blocking where a runner without an asynchronous API waits; null to wait on this thread
      * @return the lease, or a stage failed with a {@link RedisBackendException}
      */
-    CompletionStage<LeaseGrant> lease(RedisRoutes.Route route, LimitDefinition limit, long cost, long wanted, Executor blocking) {
+    CompletionStage<LeaseGrant> lease(LimitDefinition limit, String key, long cost, long wanted, Executor blocking) {
+        RedisRoutes.Route route = this.routes.of(limit, key);
         byte[][] args = ScriptMessages.lease(now(), deadline(route.shard()), limit, cost, wanted);
         CompletionStage<List<Long>> reply;
         if (blocking != null) {
@@ -420,11 +421,6 @@ public final class RedisBackend implements RemoteBackend {
         return this.runner.isScriptLoaded();
     }
 
-    /** @return where a call's counters live */
-    RedisRoutes routes() {
-        return this.routes;
-    }
-
     @Override
     public String serverName() {
         return "Redis";
@@ -454,7 +450,7 @@ public final class RedisBackend implements RemoteBackend {
     /** Also a script error Redis answered that is not one of its conditions ({@link RedisFailures}). */
     @Override
     public boolean isLimitsOwn(Throwable failure) {
-        return RedisFailures.isLimitsOwn(failure);
+        return RemoteBackend.super.isLimitsOwn(failure) || RedisFailures.isScriptError(failure);
     }
 
     @Override

@@ -21,17 +21,15 @@ final class RedisFailures {
     }
 
     /**
-     * Whether a failure is a limit's own: refused before it was sent ({@link IllegalArgumentException}),
-     * or a script error Redis answered that is not one of Redis's conditions (a limit past what Redis
-     * counts exactly, data of that limit's keys the script fails on).
+     * Whether a failure is a script error Redis answered that is not one of Redis's conditions: a
+     * limit's own (a limit past what Redis counts exactly, data of that limit's keys the script fails
+     * on), besides what {@link io.slidinglimiter.failover.RemoteBackend#isLimitsOwn} finds for every
+     * backend.
      * @param failure what a call failed with
-     * @return true when Redis is not to blame
+     * @return true when Redis answered the script with the limit's own error
      */
-    static boolean isLimitsOwn(Throwable failure) {
+    static boolean isScriptError(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof IllegalArgumentException) {
-                return true;
-            }
             if (cause instanceof RedisCommandExecutionException) {
                 String message = String.valueOf(cause.getMessage());
                 for (String condition : REDIS_CONDITIONS) {

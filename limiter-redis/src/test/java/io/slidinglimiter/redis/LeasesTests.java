@@ -426,7 +426,7 @@ class LeasesTests {
 
     /** Takes a lease on this thread. */
     private static LeaseGrant lease(RedisBackend redis, LimitDefinition limit, String key, long cost, long wanted) {
-        return redis.lease(redis.routes().of(limit, key), limit, cost, wanted, null).toCompletableFuture().join();
+        return redis.lease(limit, key, cost, wanted, null).toCompletableFuture().join();
     }
 
     /** The real runner, with its background calls (give-backs) run before the call returns. */
