@@ -1,0 +1,224 @@
+package io.slidinglimiter.testsupport;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real PostgreSQL server for tests, made and started on a free port of its own from the binaries on
+ * the machine (Debian's {@code postgresql} package: {@code initdb}, {@code pg_ctl}).
+ * <p>
+ * Its data lives in a temporary directory, deleted by {@link #close()}; never the system's cluster.
+ * As root (CI), the server runs as the package's {@code postgres} user, since PostgreSQL refuses to
+ * run as root. Tests can stop it at once, as a crash would, and start it again with its data.
+ * {@code PG_BIN} names another folder of binaries.
+ */
+public final class PostgresServer implements AutoCloseable {
+
+    /** The database user the server is made with; it needs no password from 127.0.0.1. */
+    public static final String USER = "limiter";
+
+    private final Path directory;
+
+    private final int port;
+
+    private PostgresServer(Path directory, int port) {
+        this.directory = directory;
+        this.port = port;
+    }
+
+    /**
+     * Makes a database cluster in a temporary directory and starts it on a free port.
+     * @return the running server
+     * @throws IllegalStateException when the machine has no PostgreSQL binaries, saying how to get them
+     */
+    public static PostgresServer start() {
+        try {
+            Path directory = Files.createTempDirectory("limiter-postgres-");
+            PostgresServer server = new PostgresServer(directory, freePort());
+            server.giveToServerUser(directory);
+            server.run(List.of(binary("initdb"), "-D", server.data(), "-A", "trust", "-U", USER, "-E", "UTF8",
+                    "--locale=C", "--no-sync"));
+            server.startAgain();
+            return server;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** @return the port it listens on, on 127.0.0.1 */
+    public int port() {
+        return this.port;
+    }
+
+    /** @return the JDBC URL of its {@code postgres} database, as {@link #USER} */
+    public String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + this.port + "/postgres?user=" + USER;
+    }
+
+    /**
+     * Runs SQL on a connection of its own.
+     * @param sql one or more statements
+     */
+    public void execute(String sql) {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl()); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException("PostgreSQL on port " + this.port + " refused: " + sql, ex);
+        }
+    }
+
+    /**
+     * Stops the server at once ({@code pg_ctl stop -m immediate}), as a crash would: every
+     * connection breaks, nothing is flushed politely. {@link #startAgain()} brings it back with its data.
+     */
+    public void stopImmediately() {
+        run(List.of(binary("pg_ctl"), "-D", data(), "stop", "-m", "immediate", "-w"));
+    }
+
+    /** Starts the server (again) on its port, with the data it had. */
+    public void startAgain() {
+        String options = "-p " + this.port + " -k " + this.directory + " -c listen_addresses=127.0.0.1"
+                + " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+                + " -c shared_buffers=64MB";
+        run(List.of(binary("pg_ctl"), "-D", data(), "-o", options, "-l", this.directory.resolve("server.log").toString(),
+                "-w", "-t", "60", "start"));
+    }
+
+    /**
+     * What the server logged so far, for a failure message.
+     * @return the log, or why it could not be read
+     */
+    public String log() {
+        try {
+            return Files.readString(this.directory.resolve("server.log"));
+        }
+        catch (IOException ex) {
+            return "(no log: " + ex.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            stopImmediately();
+        }
+        catch (IllegalStateException ex) {
+            // Already stopped.
+        }
+        deleteQuietly(this.directory.toFile());
+    }
+
+    private String data() {
+        return this.directory.resolve("data").toString();
+    }
+
+    /** As root, hands the directory to the {@code postgres} user that the server runs as. */
+    private void giveToServerUser(Path directory) {
+        if (isRoot()) {
+            runAsIs(List.of("chown", "postgres", directory.toString()));
+        }
+    }
+
+    private void run(List<String> command) {
+        List<String> full = new ArrayList<>();
+        if (isRoot()) {
+            full.addAll(List.of("runuser", "-u", "postgres", "--"));
+        }
+        full.addAll(command);
+        runAsIs(full);
+    }
+
+    private void runAsIs(List<String> command) {
+        try {
+            Path output = Files.createTempFile("limiter-postgres-command", ".log");
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            if (!process.waitFor(90, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("Timed out: " + String.join(" ", command));
+            }
+            String printed = Files.readString(output);
+            Files.deleteIfExists(output);
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException("Failed (" + process.exitValue() + "): " + String.join(" ", command)
+                        + "\n" + printed + "\n" + log());
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    /** A binary of the newest PostgreSQL on the machine, or of {@code PG_BIN}. */
+    private static String binary(String name) {
+        String configured = System.getenv("PG_BIN");
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured, name).toString();
+        }
+        File[] versions = new File("/usr/lib/postgresql").listFiles();
+        if (versions != null) {
+            Path newest = Stream.of(versions).map(File::toPath).filter((dir) -> Files.isExecutable(dir.resolve("bin/" + name)))
+                    .max(Comparator.comparingInt(PostgresServer::versionOf)).orElse(null);
+            if (newest != null) {
+                return newest.resolve("bin").resolve(name).toString();
+            }
+        }
+        throw new IllegalStateException("No PostgreSQL " + name + " under /usr/lib/postgresql/*/bin: install Debian's"
+                + " postgresql package (apt-get install postgresql), or set PG_BIN to the folder of initdb and pg_ctl."
+                + " Seen there: " + Arrays.toString(versions));
+    }
+
+    private static int versionOf(Path directory) {
+        try {
+            return Integer.parseInt(directory.getFileName().toString());
+        }
+        catch (NumberFormatException ex) {
+            return 0;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        while (true) {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                int port = socket.getLocalPort();
+                if (port != 5432) {
+                    return port;
+                }
+            }
+        }
+    }
+
+    private static void deleteQuietly(File file) {
+        File[] children = file.listFiles();
+        if (children != null) {
+            for (File child : children) {
+                deleteQuietly(child);
+            }
+        }
+        file.delete();
+    }
+
+}

@@ -1,0 +1,452 @@
+package io.slidinglimiter.jdbc;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.LongSupplier;
+
+import javax.sql.DataSource;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.KeyUsage;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.failover.RemoteBackend;
+
+/**
+ * Counters in a PostgreSQL table, shared by every application instance: each decision is one
+ * statement, a call of the table's {@code _decide} function, which reads the time from the database,
+ * so instances with skewed clocks agree.
+ * <p>
+ * The function locks the call's rows (in one order, so that calls over several limits never
+ * deadlock), decides all of them or none, and writes only what changed; the lock is held for the
+ * statement alone, never across round trips. Rows are made on a key's first admission and deleted
+ * once idle past their window ({@link #deleteIdle}). A decision borrows a connection of the
+ * application's pool for the statement and waits for it, and for the reply, at most the timeout
+ * ({@link JdbcConnections}); it runs in a transaction of its own, whatever transaction the calling
+ * thread is in. A failure throws {@link JdbcBackendException}: wrap the backend in a
+ * {@link io.slidinglimiter.failover.ResilientBackend} to decide by the failure policy instead.
+ */
+public final class JdbcBackend implements RemoteBackend {
+
+    /** The largest limit the function counts exactly: totals and charges stay far inside a bigint. */
+    public static final long MAX_LIMIT = 1L << 53;
+
+    /** The most keys one report of fallback admissions counts in one statement. */
+    static final int KEYS_PER_REPORT = 100;
+
+    private static final String ACQUIRE = "acquire";
+
+    private static final String PEEK = "peek";
+
+    private static final String RESET = "reset";
+
+    private static final String REFUND = "refund";
+
+    private static final String SETTLE = "settle";
+
+    private final JdbcConnections connections;
+
+    private final CounterTable table;
+
+    /** The time every statement is handed, for tests that replay a schedule; null in production. */
+    private final LongSupplier fixedTime;
+
+    /** Where fallback admissions are counted, off the callers' threads. */
+    private final ExecutorService reports;
+
+    /**
+     * The database's clock minus this JVM's, as the last decision told it, so that a decision carries
+     * the database time after which its caller no longer waits; {@link Long#MIN_VALUE} before one.
+     */
+    private volatile long clockOffsetMillis = Long.MIN_VALUE;
+
+    /**
+     * Creates the backend.
+     * @param dataSource the application's data source: a PostgreSQL database holding the table
+     * @param table the counters' table
+     * @param timeout the longest a decision waits for a connection and for the database's reply
+     */
+    public JdbcBackend(DataSource dataSource, CounterTable table, Duration timeout) {
+        this(dataSource, table, timeout, null);
+    }
+
+    private JdbcBackend(DataSource dataSource, CounterTable table, Duration timeout, LongSupplier fixedTime) {
+        this.connections = new JdbcConnections(dataSource, timeout.toMillis());
+        this.table = table;
+        this.fixedTime = fixedTime;
+        this.reports = Executors.newSingleThreadExecutor((task) -> {
+            Thread thread = new Thread(task, "limiter-jdbc-reports");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * A backend whose statements decide, refund, settle and peek at the time {@code clock} gives
+     * instead of the database's: for tests that replay a schedule.
+     * @param dataSource the data source
+     * @param table the counters' table
+     * @param timeout the longest wait
+     * @param clock the time of every statement, in epoch milliseconds
+     * @return the backend
+     */
+    public static JdbcBackend atTime(DataSource dataSource, CounterTable table, Duration timeout, LongSupplier clock) {
+        return new JdbcBackend(dataSource, table, timeout, clock);
+    }
+
+    /** @return the counters' table */
+    public CounterTable table() {
+        return this.table;
+    }
+
+    @Override
+    public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
+        LimitRequest.check(limit, key, cost);
+        return tryAcquireAll(List.of(new LimitRequest(limit, key, cost))).get(0);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One statement, whatever the number of limits.
+     */
+    @Override
+    public Decisions tryAcquireAll(List<LimitRequest> requests) {
+        if (requests.isEmpty()) {
+            throw new IllegalArgumentException("A decision needs at least one limit");
+        }
+        long[] reply = call(ACQUIRE, deadline(), 0, requests, costsOf(requests));
+        if (reply[0] == -1) {
+            throw new JdbcBackendException("PostgreSQL ran the decision after its caller stopped waiting"
+                    + " (it changed nothing)", null);
+        }
+        if (this.fixedTime == null) {
+            this.clockOffsetMillis = reply[1] - System.currentTimeMillis();
+        }
+        return decisions(reply, requests, reply[2 + 4 * requests.size()]);
+    }
+
+    /** The database time after which a decision sent now changes nothing; null before the clock is known. */
+    private Long deadline() {
+        long offset = this.clockOffsetMillis;
+        if (this.fixedTime != null || offset == Long.MIN_VALUE) {
+            return null;
+        }
+        return System.currentTimeMillis() + offset + this.connections.timeoutMillis();
+    }
+
+    @Override
+    public void refund(List<LimitRequest> requests, Decisions taken) {
+        call(REFUND, taken.decidedAtMillis(), taken.generation(), requests, costsOf(requests));
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One statement for the limits charged other than their cost; none when all were charged it.
+     */
+    @Override
+    public void settle(List<LimitRequest> requests, Decisions taken, long[] charges) {
+        List<LimitRequest> changed = new ArrayList<>(requests.size());
+        long[] differences = new long[requests.size()];
+        for (int i = 0; i < requests.size(); i++) {
+            if (charges[i] != requests.get(i).cost()) {
+                differences[changed.size()] = charges[i] - requests.get(i).cost();
+                changed.add(requests.get(i));
+            }
+        }
+        if (!changed.isEmpty()) {
+            call(SETTLE, taken.decidedAtMillis(), taken.generation(), changed,
+                    java.util.Arrays.copyOf(differences, changed.size()));
+        }
+    }
+
+    @Override
+    public Decision peek(LimitDefinition limit, String key) {
+        return usage(limit, key).decision();
+    }
+
+    @Override
+    public KeyUsage usage(LimitDefinition limit, String key) {
+        return usage(limit, key, 1);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One statement that locks and writes nothing.
+     */
+    @Override
+    public KeyUsage usage(LimitDefinition limit, String key, long cost) {
+        LimitRequest.check(limit, key, cost);
+        List<LimitRequest> requests = List.of(new LimitRequest(limit, key, cost));
+        long[] reply = call(PEEK, null, 0, requests, new long[] { cost });
+        return new KeyUsage(reply[2 + 4], decisions(reply, requests, 0).get(0));
+    }
+
+    @Override
+    public void reset(LimitDefinition limit, String key) {
+        LimitRequest.check(limit, key, 1);
+        call(RESET, null, 0, List.of(new LimitRequest(limit, key, 1)), new long[] { 1 });
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Deletes every row of the counters' table; the run-time limit changes stay.
+     */
+    @Override
+    public void resetAll() {
+        update("DELETE FROM " + this.table.name());
+    }
+
+    /**
+     * Deletes rows idle past their window, a bounded number per statement: what a sweep does in the
+     * background. Rows a decision holds now are left for the next sweep.
+     * @param atMost the most rows deleted
+     * @return the rows deleted
+     */
+    public int deleteIdle(int atMost) {
+        try (Connection connection = this.connections.open();
+                PreparedStatement statement = connection.prepareStatement(this.table.deleteExpired())) {
+            setLong(statement, 1, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
+            statement.setInt(2, atMost);
+            int deleted = statement.executeUpdate();
+            commitIfAsked(connection);
+            return deleted;
+        }
+        catch (SQLException ex) {
+            throw failure("delete idle counters", ex);
+        }
+    }
+
+    /** {@value #MAX_LIMIT}: far inside the bigint every count is held in. */
+    @Override
+    public long largestLimit(LimitDefinition limit) {
+        return MAX_LIMIT;
+    }
+
+    @Override
+    public String serverName() {
+        return "PostgreSQL";
+    }
+
+    @Override
+    public String propertyPrefix() {
+        return "limiter.jdbc";
+    }
+
+    @Override
+    public String shardOf(LimitDefinition limit, String key) {
+        return "";
+    }
+
+    @Override
+    public Set<String> shards() {
+        return Set.of("");
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Up to {@value #KEYS_PER_REPORT} keys per statement, on a thread of the backend's own.
+     */
+    @Override
+    public CompletionStage<List<Admitted>> countAdmitted(List<Admitted> admitted) {
+        return CompletableFuture.supplyAsync(() -> {
+            for (int from = 0; from < admitted.size(); from += KEYS_PER_REPORT) {
+                List<Admitted> part = admitted.subList(from, Math.min(admitted.size(), from + KEYS_PER_REPORT));
+                List<LimitRequest> requests = new ArrayList<>(part.size());
+                long[] permits = new long[part.size()];
+                for (int i = 0; i < part.size(); i++) {
+                    requests.add(new LimitRequest(part.get(i).limit(), part.get(i).key(), 1));
+                    permits[i] = part.get(i).permits();
+                }
+                try {
+                    // As a settle counts a charge beyond the cost: now, whether or not it fits.
+                    call(SETTLE, 0L, 0, requests, permits);
+                }
+                catch (RuntimeException ex) {
+                    return List.copyOf(admitted.subList(from, admitted.size()));
+                }
+            }
+            return List.<Admitted>of();
+        }, this.reports);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Also a number the database could not hold (SQLSTATE class 22, data exception).
+     */
+    @Override
+    public boolean isLimitsOwn(Throwable failure) {
+        if (RemoteBackend.super.isLimitsOwn(failure)) {
+            return true;
+        }
+        String state = sqlStateOf(failure);
+        return state != null && state.startsWith("22");
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The database answered unless the failure is of the connection (SQLSTATE class 08, a broken or
+     * timed-out socket, a pool that gave no connection), or the server is shutting down or starting
+     * (57P01, 57P02, 57P03).
+     */
+    @Override
+    public boolean answered(Throwable failure) {
+        String state = sqlStateOf(failure);
+        return state != null && !state.startsWith("08") && !state.startsWith("57P");
+    }
+
+    @Override
+    public void close() {
+        this.reports.shutdownNow();
+    }
+
+    /**
+     * Runs the decide function once.
+     * @param operation what it does
+     * @param atMillis its third argument: an acquisition's deadline, an undo's decision time
+     * @param decidedIn the generation of the decision undone
+     * @param requests the limits and keys
+     * @param costs each request's cost, or what an undo changes
+     * @return its reply
+     */
+    private long[] call(String operation, Long atMillis, long decidedIn, List<LimitRequest> requests, long[] costs) {
+        int size = requests.size();
+        String[] names = new String[size];
+        String[] keys = new String[size];
+        int[] algorithms = new int[size];
+        long[] windows = new long[size];
+        int[] subWindows = new int[size];
+        long[] limits = new long[size];
+        for (int i = 0; i < size; i++) {
+            LimitRequest request = requests.get(i);
+            LimitDefinition limit = request.limit();
+            names[i] = limit.name();
+            keys[i] = request.key();
+            algorithms[i] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? 1 : 0;
+            windows[i] = limit.windowMillis();
+            subWindows[i] = limit.subWindows();
+            limits[i] = limit.limit();
+        }
+        try (Connection connection = this.connections.open();
+                PreparedStatement statement = connection.prepareStatement(this.table.decide())) {
+            statement.setString(1, operation);
+            setLong(statement, 2, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
+            setLong(statement, 3, atMillis);
+            statement.setLong(4, decidedIn);
+            statement.setLong(5, this.connections.timeoutMillis());
+            statement.setObject(6, names);
+            statement.setObject(7, keys);
+            statement.setObject(8, algorithms);
+            statement.setObject(9, windows);
+            statement.setObject(10, subWindows);
+            statement.setObject(11, limits);
+            statement.setObject(12, costs);
+            long[] reply;
+            try (ResultSet result = statement.executeQuery()) {
+                result.next();
+                reply = values(result.getArray(1));
+            }
+            commitIfAsked(connection);
+            return reply;
+        }
+        catch (SQLException ex) {
+            throw failure(operation, ex);
+        }
+    }
+
+    private void update(String sql) {
+        try (Connection connection = this.connections.open(); Statement statement = connection.createStatement()) {
+            statement.executeUpdate(sql);
+            commitIfAsked(connection);
+        }
+        catch (SQLException ex) {
+            throw failure(sql, ex);
+        }
+    }
+
+    /** Commits on a connection the pool hands out without auto-commit: a decision is its own transaction. */
+    private static void commitIfAsked(Connection connection) throws SQLException {
+        if (!connection.getAutoCommit()) {
+            connection.commit();
+        }
+    }
+
+    private JdbcBackendException failure(String what, SQLException ex) {
+        return new JdbcBackendException("PostgreSQL could not " + what + " (table " + this.table.name() + ", SQLSTATE "
+                + ex.getSQLState() + "): " + ex.getMessage(), ex);
+    }
+
+    private static void setLong(PreparedStatement statement, int index, Long value) throws SQLException {
+        if (value == null) {
+            statement.setNull(index, Types.BIGINT);
+        }
+        else {
+            statement.setLong(index, value);
+        }
+    }
+
+    private static long[] values(Array array) throws SQLException {
+        Object values = array.getArray();
+        if (values instanceof Long[] boxed) {
+            long[] reply = new long[boxed.length];
+            for (int i = 0; i < boxed.length; i++) {
+                reply[i] = boxed[i];
+            }
+            return reply;
+        }
+        return (long[]) values;
+    }
+
+    private static long[] costsOf(List<LimitRequest> requests) {
+        long[] costs = new long[requests.size()];
+        for (int i = 0; i < costs.length; i++) {
+            costs[i] = requests.get(i).cost();
+        }
+        return costs;
+    }
+
+    /** The decisions of a reply: allowed, then four numbers per limit, after the time decided at. */
+    private static Decisions decisions(long[] reply, List<LimitRequest> requests, long generation) {
+        List<Decision> decisions = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            int base = 2 + 4 * i;
+            decisions.add(new Decision(reply[base] == 1, requests.get(i).limit().limit(), reply[base + 1],
+                    reply[base + 2], reply[base + 3]));
+        }
+        return new Decisions(reply[0] == 1, List.copyOf(decisions), reply[1], generation);
+    }
+
+    private static String sqlStateOf(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
+                return sql.getSQLState();
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return null;
+    }
+
+}

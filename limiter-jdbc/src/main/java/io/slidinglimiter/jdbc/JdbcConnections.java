@@ -1,0 +1,101 @@
+package io.slidinglimiter.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.Executor;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+
+/**
+ * How the backend borrows a connection of the application's pool, never waiting for one, or for a
+ * reply on it, past its timeout.
+ * <p>
+ * From Hikari's pool (Spring Boot's) a connection is asked for with the timeout itself, so that a pool
+ * the application keeps busy fails the decision to its failure policy in time, not after the pool's
+ * own {@code connection-timeout} (30 s by default). Another pool waits as it was configured to. On
+ * the connection, the socket waits at most the timeout for the database's reply
+ * ({@link Connection#setNetworkTimeout}); the pool restores its own setting when the connection
+ * goes back.
+ */
+final class JdbcConnections {
+
+    private static final boolean HIKARI = isPresent("com.zaxxer.hikari.HikariDataSource");
+
+    /** Where the driver would run its timeout work: PostgreSQL's runs none, so the caller's thread. */
+    private static final Executor CALLER = Runnable::run;
+
+    private final DataSource dataSource;
+
+    private final int timeoutMillis;
+
+    /** Hikari's pool behind the data source, once it is started; null for another pool or before. */
+    private volatile HikariPool hikariPool;
+
+    /** Whether the pool behind the data source was looked for (it is once a first connection came). */
+    private volatile boolean poolKnown;
+
+    JdbcConnections(DataSource dataSource, long timeoutMillis) {
+        this.dataSource = dataSource;
+        this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeoutMillis));
+    }
+
+    /** @return the longest wait for a connection, or for a reply on it, in milliseconds */
+    int timeoutMillis() {
+        return this.timeoutMillis;
+    }
+
+    /**
+     * A connection of the pool whose replies are awaited at most the timeout.
+     * @return the connection, to be closed by the caller
+     * @throws SQLException when none came within the timeout, or the database cannot be reached
+     */
+    Connection open() throws SQLException {
+        HikariPool pool = this.hikariPool;
+        Connection connection = (pool != null) ? pool.getConnection(this.timeoutMillis) : openFirst();
+        try {
+            connection.setNetworkTimeout(CALLER, this.timeoutMillis);
+            return connection;
+        }
+        catch (SQLException | RuntimeException ex) {
+            connection.close();
+            throw ex;
+        }
+    }
+
+    /** A connection from the data source itself, which starts a Hikari pool that was not yet. */
+    private Connection openFirst() throws SQLException {
+        Connection connection = this.dataSource.getConnection();
+        if (!this.poolKnown) {
+            this.hikariPool = HIKARI ? HikariPools.of(this.dataSource) : null;
+            this.poolKnown = true;
+        }
+        return connection;
+    }
+
+    private static boolean isPresent(String className) {
+        try {
+            Class.forName(className, false, JdbcConnections.class.getClassLoader());
+            return true;
+        }
+        catch (ClassNotFoundException | LinkageError ex) {
+            return false;
+        }
+    }
+
+    /** Hikari's types, loaded only when Hikari is there. */
+    private static final class HikariPools {
+
+        static HikariPool of(DataSource dataSource) throws SQLException {
+            if (dataSource.isWrapperFor(HikariDataSource.class)
+                    && dataSource.unwrap(HikariDataSource.class).getHikariPoolMXBean() instanceof HikariPool pool) {
+                return pool;
+            }
+            return null;
+        }
+
+    }
+
+}

@@ -1,0 +1,323 @@
+-- Sliding Limiter's counters in PostgreSQL (15 or later): one row per limit and key, and one function
+-- that decides a call's limits in one statement. For Flyway or Liquibase, copy this file into a
+-- migration; with a table named other than limiter_counters (limiter.jdbc.table), replace every
+-- "limiter_counters" below with that name. limiter.jdbc.initialize-schema=always runs it at start.
+--
+-- A sliding window counter's row: geometry '<sub-windows>:<sub-window millis>', newest the newest
+-- sub-window (epoch millis / sub-window millis), total the permits in the window, counts the ring of
+-- sub-window counts (index: sub-window mod sub-windows, plus one). A sliding log's row: geometry
+-- 'log:<window millis>', total, times and counts its admissions (time in epoch millis, permits),
+-- oldest first. generation: the database's microseconds when the row was made, so that a refund of a
+-- decision made before a reset gives nothing back. expires_at: epoch millis after which the row
+-- holds nothing in any window; rows past it are deleted in the background.
+CREATE TABLE IF NOT EXISTS limiter_counters (
+    limit_name  text     NOT NULL,
+    counter_key text     NOT NULL,
+    geometry    text     NOT NULL,
+    newest      bigint   NOT NULL,
+    total       bigint   NOT NULL,
+    counts      bigint[] NOT NULL,
+    times       bigint[],
+    generation  bigint   NOT NULL,
+    expires_at  bigint   NOT NULL,
+    CONSTRAINT limiter_counters_pk PRIMARY KEY (limit_name, counter_key)
+) WITH (fillfactor = 70);
+
+-- Limits changed at run time, for every instance: the limit and the configured limit it replaced,
+-- as "<limit>:<configured limit>".
+CREATE TABLE IF NOT EXISTS limiter_counters_limits (
+    limit_name text NOT NULL PRIMARY KEY,
+    stored     text NOT NULL
+);
+
+-- Decides, all or nothing, one call's limits, or peeks at, resets, refunds or settles them.
+--   operation    'acquire', 'peek', 'reset', 'refund', 'settle'
+--   fixed_now    the time in epoch millis, or null for the database's clock (production: null)
+--   at_millis    'acquire': the database time after which the caller no longer waits (null: none);
+--                'refund', 'settle': when the admission undone or settled was decided
+--   decided_in   'refund', 'settle': the generation of that decision (0: unknown)
+--   lock_wait    the longest wait for another session's lock on a counter, millis (0: no bound)
+--   names, keys  each limit's name and counter key
+--   algorithms   0 sliding window counter, 1 sliding log
+--   windows, sub_windows, limits, costs   each limit's window millis, sub-windows, permits per
+--                window and cost ('settle': the charge minus what was taken, either sign)
+-- Returns { all allowed (1 or 0; -1 when run after the caller's deadline, with nothing changed), the
+-- time decided at, then four per limit: allowed (1 or 0), remaining, retry-after millis,
+-- reset-after millis; then for 'peek' the count of each limit, for 'acquire' the generation }.
+-- A rejected call consumes nothing; a limit that would have admitted it alone says allowed 1. Rows
+-- are locked in (name, key) order, so calls over several limits never deadlock.
+CREATE OR REPLACE FUNCTION limiter_counters_decide(operation text, fixed_now bigint, at_millis bigint,
+        decided_in bigint, lock_wait bigint, names text[], keys text[], algorithms int[], windows bigint[],
+        sub_windows int[], limits bigint[], costs bigint[])
+    RETURNS bigint[]
+    LANGUAGE plpgsql
+AS $$
+#variable_conflict use_variable
+DECLARE
+    clock      timestamptz;
+    now_ms     bigint;
+    generation bigint;
+    n_limits   int := cardinality(names);
+    lock_order int[];
+    writes     boolean := operation IN ('acquire', 'settle');
+    rec        limiter_counters;
+    loaded     limiter_counters[] := '{}';
+    present    boolean[] := '{}';
+    result     bigint[];
+    waits      bigint[] := '{}';
+    all_fit    boolean := true;
+    i int; j int; k int; s bigint; n int; slot_ms bigint; slot bigint; cur bigint;
+    fresh boolean; dirty boolean; added boolean;
+    total bigint; stamp bigint; ring bigint[]; times bigint[]; geometry text;
+    excess bigint; freed bigint; wait bigint; reset_after bigint; held bigint; taken bigint; left_ bigint;
+    oldest bigint; amount bigint; made_after boolean; used bigint[] := '{}';
+BEGIN
+    IF lock_wait > 0 AND operation <> 'peek' THEN
+        PERFORM set_config('lock_timeout', lock_wait || 'ms', true);
+    END IF;
+    IF operation = 'reset' THEN
+        FOR i IN 1 .. n_limits LOOP
+            DELETE FROM limiter_counters WHERE limit_name = names[i] AND counter_key = keys[i];
+        END LOOP;
+        clock := clock_timestamp();
+        RETURN ARRAY[1, coalesce(fixed_now, floor(extract(epoch FROM clock) * 1000)::bigint)];
+    END IF;
+    -- Lock the rows first, in one order for every call; a write makes a missing row first, so that
+    -- two calls that find none still count one after the other.
+    IF n_limits = 1 THEN
+        lock_order := ARRAY[1];
+    ELSE
+        SELECT array_agg(o ORDER BY names[o], keys[o]) INTO lock_order FROM generate_subscripts(names, 1) AS o;
+    END IF;
+    FOREACH i IN ARRAY lock_order LOOP
+        IF operation = 'peek' THEN
+            SELECT * INTO rec FROM limiter_counters WHERE limit_name = names[i] AND counter_key = keys[i];
+        ELSE
+            SELECT * INTO rec FROM limiter_counters WHERE limit_name = names[i] AND counter_key = keys[i] FOR UPDATE;
+            IF NOT FOUND AND writes THEN
+                INSERT INTO limiter_counters VALUES (names[i], keys[i], '', 0, 0, '{}', NULL, 0, 0)
+                    ON CONFLICT DO NOTHING;
+                SELECT * INTO rec FROM limiter_counters WHERE limit_name = names[i] AND counter_key = keys[i]
+                    FOR UPDATE;
+            END IF;
+        END IF;
+        present[i] := FOUND;
+        loaded[i] := rec;
+    END LOOP;
+    clock := clock_timestamp();
+    now_ms := coalesce(fixed_now, floor(extract(epoch FROM clock) * 1000)::bigint);
+    generation := floor(extract(epoch FROM clock) * 1000000)::bigint;
+    IF operation = 'acquire' AND at_millis IS NOT NULL AND now_ms > at_millis THEN
+        RETURN ARRAY[-1, now_ms];
+    END IF;
+
+    result := ARRAY[0, now_ms];
+    -- Two passes over the limits: the first finds whether all fit, the second writes and answers.
+    FOR pass IN 1 .. 2 LOOP
+        FOR i IN 1 .. n_limits LOOP
+            rec := loaded[i];
+            added := false;
+            dirty := false;
+            IF algorithms[i] = 0 THEN
+                -- Sliding window counter, mirroring io.slidinglimiter.local.SlidingWindowCounter.
+                n := sub_windows[i];
+                slot_ms := windows[i] / n;
+                slot := now_ms / slot_ms;
+                geometry := n || ':' || slot_ms;
+                fresh := NOT present[i] OR rec.geometry IS DISTINCT FROM geometry OR rec.expires_at < now_ms
+                        OR slot - rec.newest >= n;
+                IF fresh THEN
+                    cur := slot; total := 0; stamp := generation; ring := array_fill(0::bigint, ARRAY[n]);
+                ELSE
+                    cur := rec.newest; total := rec.total; stamp := rec.generation; ring := rec.counts;
+                    IF slot > cur THEN
+                        -- The sub-windows being reused leave the window.
+                        s := cur + 1;
+                        WHILE s <= slot LOOP
+                            total := total - ring[s % n + 1];
+                            ring[s % n + 1] := 0;
+                            s := s + 1;
+                        END LOOP;
+                        cur := slot;
+                        dirty := true;
+                    END IF;
+                END IF;
+                IF pass = 1 THEN
+                    excess := total + costs[i] - limits[i];
+                    wait := 0;
+                    IF excess > 0 THEN
+                        wait := windows[i];
+                        freed := 0;
+                        s := cur - n + 1;
+                        WHILE s <= cur LOOP
+                            freed := freed + ring[s % n + 1];
+                            IF freed >= excess THEN
+                                wait := (s + n) * slot_ms - now_ms;
+                                EXIT;
+                            END IF;
+                            s := s + 1;
+                        END LOOP;
+                    END IF;
+                    waits[i] := wait;
+                    all_fit := all_fit AND wait = 0;
+                    CONTINUE;
+                END IF;
+                amount := costs[i];
+                IF operation = 'acquire' AND all_fit THEN
+                    ring[cur % n + 1] := ring[cur % n + 1] + amount;
+                    total := total + amount;
+                    added := true;
+                    dirty := true;
+                ELSIF operation = 'settle' AND amount > 0 THEN
+                    ring[cur % n + 1] := ring[cur % n + 1] + amount;
+                    total := total + amount;
+                    dirty := true;
+                ELSIF operation IN ('refund', 'settle') AND NOT fresh THEN
+                    IF operation = 'settle' THEN
+                        amount := -amount;
+                    END IF;
+                    slot := at_millis / slot_ms;
+                    made_after := CASE WHEN decided_in > 0 THEN decided_in < stamp ELSE at_millis < stamp / 1000 END;
+                    IF amount > 0 AND slot <= cur AND slot > cur - n AND NOT made_after THEN
+                        held := ring[slot % n + 1];
+                        taken := least(held, amount);
+                        IF taken > 0 THEN
+                            ring[slot % n + 1] := held - taken;
+                            total := total - taken;
+                            dirty := true;
+                        END IF;
+                    END IF;
+                END IF;
+                IF dirty AND operation <> 'peek' THEN
+                    UPDATE limiter_counters SET geometry = geometry, newest = cur, total = total, counts = ring,
+                            times = NULL, generation = stamp, expires_at = now_ms + windows[i] + 1000
+                        WHERE limit_name = names[i] AND counter_key = keys[i];
+                END IF;
+                reset_after := 0;
+                IF total > 0 THEN
+                    IF added THEN
+                        reset_after := (cur + n) * slot_ms - now_ms;
+                    ELSE
+                        s := cur;
+                        WHILE s > cur - n LOOP
+                            IF ring[s % n + 1] > 0 THEN
+                                reset_after := (s + n) * slot_ms - now_ms;
+                                EXIT;
+                            END IF;
+                            s := s - 1;
+                        END LOOP;
+                    END IF;
+                END IF;
+            ELSE
+                -- Sliding log, mirroring io.slidinglimiter.local.SlidingLog: a permit counts while its
+                -- time is in (now - window, now].
+                oldest := now_ms - windows[i];
+                geometry := 'log:' || windows[i];
+                fresh := NOT present[i] OR rec.geometry IS DISTINCT FROM geometry OR rec.expires_at < now_ms;
+                IF fresh THEN
+                    total := 0; stamp := generation; ring := '{}'; times := '{}';
+                ELSE
+                    total := rec.total; stamp := rec.generation; ring := rec.counts; times := rec.times;
+                    k := 1;
+                    WHILE k <= cardinality(times) AND times[k] <= oldest LOOP
+                        total := total - ring[k];
+                        k := k + 1;
+                    END LOOP;
+                    IF k > 1 THEN
+                        times := times[k:];
+                        ring := ring[k:];
+                    END IF;
+                END IF;
+                IF pass = 1 THEN
+                    excess := total + costs[i] - limits[i];
+                    wait := 0;
+                    IF excess > 0 THEN
+                        wait := windows[i];
+                        freed := 0;
+                        FOR k IN 1 .. cardinality(times) LOOP
+                            freed := freed + ring[k];
+                            IF freed >= excess THEN
+                                wait := times[k] + windows[i] - now_ms;
+                                EXIT;
+                            END IF;
+                        END LOOP;
+                    END IF;
+                    waits[i] := wait;
+                    all_fit := all_fit AND wait = 0;
+                    CONTINUE;
+                END IF;
+                amount := costs[i];
+                IF (operation = 'acquire' AND all_fit) OR (operation = 'settle' AND amount > 0) THEN
+                    -- After every admission of the same time or earlier: the log stays in time order.
+                    k := cardinality(times);
+                    WHILE k >= 1 AND times[k] > now_ms LOOP
+                        k := k - 1;
+                    END LOOP;
+                    times := times[1:k] || now_ms || times[k + 1:];
+                    ring := ring[1:k] || amount || ring[k + 1:];
+                    total := total + amount;
+                    added := operation = 'acquire';
+                    dirty := true;
+                ELSIF operation IN ('refund', 'settle') AND NOT fresh THEN
+                    IF operation = 'settle' THEN
+                        amount := -amount;
+                    END IF;
+                    made_after := CASE WHEN decided_in > 0 THEN decided_in < stamp ELSE at_millis < stamp / 1000 END;
+                    IF amount > 0 AND at_millis > oldest AND NOT made_after THEN
+                        -- An admission of exactly that cost first, then the others of that millisecond.
+                        left_ := amount;
+                        FOR j IN 0 .. 1 LOOP
+                            FOR k IN 1 .. cardinality(times) LOOP
+                                EXIT WHEN left_ = 0;
+                                IF times[k] = at_millis AND ring[k] > 0 AND (j = 1 OR ring[k] = amount) THEN
+                                    taken := least(ring[k], left_);
+                                    ring[k] := ring[k] - taken;
+                                    left_ := left_ - taken;
+                                END IF;
+                            END LOOP;
+                        END LOOP;
+                        IF left_ < amount THEN
+                            total := total - (amount - left_);
+                            SELECT coalesce(array_agg(t ORDER BY o), '{}'), coalesce(array_agg(c ORDER BY o), '{}')
+                                INTO times, ring
+                                FROM unnest(times, ring) WITH ORDINALITY AS e(t, c, o) WHERE c > 0;
+                            dirty := true;
+                        END IF;
+                    END IF;
+                END IF;
+                IF dirty AND operation <> 'peek' THEN
+                    UPDATE limiter_counters SET geometry = geometry, newest = 0, total = total, counts = ring,
+                            times = times, generation = stamp, expires_at = now_ms + windows[i] + 1000
+                        WHERE limit_name = names[i] AND counter_key = keys[i];
+                END IF;
+                reset_after := 0;
+                IF total > 0 THEN
+                    IF added THEN
+                        reset_after := windows[i];
+                    ELSE
+                        reset_after := times[cardinality(times)] + windows[i] - now_ms;
+                    END IF;
+                END IF;
+            END IF;
+            IF operation IN ('acquire', 'peek') THEN
+                result := result || ARRAY[CASE WHEN waits[i] = 0 THEN 1 ELSE 0 END, greatest(0, limits[i] - total),
+                        least(waits[i], windows[i]), least(reset_after, windows[i])];
+                used[i] := total;
+            END IF;
+        END LOOP;
+    END LOOP;
+    IF operation = 'peek' THEN
+        FOR i IN 1 .. n_limits LOOP
+            result := result || used[i];
+        END LOOP;
+    ELSIF operation = 'acquire' THEN
+        result := result || generation;
+    ELSE
+        result := ARRAY[1, now_ms];
+    END IF;
+    IF all_fit THEN
+        result[1] := 1;
+    END IF;
+    RETURN result;
+END;
+$$;
