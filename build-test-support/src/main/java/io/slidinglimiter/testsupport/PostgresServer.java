@@ -93,8 +93,10 @@ public final class PostgresServer implements AutoCloseable {
 
     /** Starts the server (again) on its port, with the data it had. */
     public void startAgain() {
+        // fsync off: what a test's stop loses is what a crash of the process loses (the kernel keeps it),
+        // never a commit; synchronous_commit stays on, or a commit just before stopImmediately() is lost.
         String options = "-p " + this.port + " -k " + this.directory + " -c listen_addresses=127.0.0.1"
-                + " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+                + " -c fsync=off -c full_page_writes=off -c max_connections=200"
                 + " -c shared_buffers=64MB";
         run(List.of(binary("pg_ctl"), "-D", data(), "-o", options, "-l", this.directory.resolve("server.log").toString(),
                 "-w", "-t", "60", "start"));

@@ -235,6 +235,22 @@ public final class JdbcBackend implements RemoteBackend {
         }
     }
 
+    /**
+     * Whether the database answers within the timeout: a probe of an outage's end, which reads nothing
+     * of the counters.
+     * @return true
+     * @throws JdbcBackendException when it does not
+     */
+    public boolean ping() {
+        try (Connection connection = this.connections.open(); Statement statement = connection.createStatement()) {
+            statement.execute("SELECT 1");
+            return true;
+        }
+        catch (SQLException ex) {
+            throw failure("answer SELECT 1", ex);
+        }
+    }
+
     /** {@value #MAX_LIMIT}: far inside the bigint every count is held in. */
     @Override
     public long largestLimit(LimitDefinition limit) {

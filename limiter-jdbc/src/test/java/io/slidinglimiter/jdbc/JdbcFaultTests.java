@@ -1,0 +1,181 @@
+package io.slidinglimiter.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
+import io.slidinglimiter.failover.ResilientBackend;
+import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.PostgresServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The database backend as applications get it, the core's failover around it, when PostgreSQL fails:
+ * stopped at once and started again under traffic, a row locked by another session, a pool with no
+ * connection to give. Each test runs its own server. Every decision is made by the limit's failure
+ * policy within a bound far below the pool's own 30 s wait, the backend recovers without a restart,
+ * and what the fallbacks admitted is counted in the database once it answers.
+ */
+class JdbcFaultTests {
+
+    /** Far above the 100 ms timeout, far below the 30 s the pool would wait: a liveness bound, not a speed. */
+    private static final long BOUND_MILLIS = 5_000;
+
+    private PostgresServer server;
+
+    private HikariDataSource pool;
+
+    private CounterTable table;
+
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    private final AtomicInteger fallbacks = new AtomicInteger();
+
+    @BeforeEach
+    void startDatabase() {
+        this.server = PostgresServer.start();
+        this.pool = Databases.pool(this.server, 4);
+        this.table = Databases.createTable(this.server, CounterTable.DEFAULT_NAME);
+    }
+
+    @AfterEach
+    void stopDatabase() throws Exception {
+        for (AutoCloseable each : this.closing) {
+            each.close();
+        }
+        this.pool.close();
+        this.server.close();
+    }
+
+    private ResilientBackend instance(FailurePolicy policy) {
+        JdbcBackend jdbc = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100));
+        ResilientBackend backend = new ResilientBackend(jdbc, new LocalBackend(TimeSource.monotonic(), 1_000),
+                new ResilientBackend.Settings(policy, Map.of(), 3, 500, 1_000), TimeSource.monotonic(),
+                (limit) -> this.fallbacks.incrementAndGet(), jdbc::ping, null);
+        this.closing.add(backend);
+        this.closing.add(jdbc);
+        return backend;
+    }
+
+    /** Reads the database's count on a connection of its own. */
+    private long usedInDatabase(LimitDefinition limit, String key) {
+        try (HikariDataSource reader = Databases.pool(this.server, 1);
+                JdbcBackend backend = new JdbcBackend(reader, this.table, Duration.ofSeconds(5))) {
+            return backend.usage(limit, key).used();
+        }
+    }
+
+    private static Decision timed(ResilientBackend backend, LimitDefinition limit, String key) {
+        long start = System.nanoTime();
+        Decision decision = backend.tryAcquire(limit, key, 1);
+        assertThat((System.nanoTime() - start) / 1_000_000).as("a decision's wait").isLessThan(BOUND_MILLIS);
+        return decision;
+    }
+
+    @Test
+    void aServerStoppedAtOnceIsDecidedByThePolicyAndWhatFailOpenAdmittedIsCountedWhenItIsBack() {
+        ResilientBackend backend = instance(FailurePolicy.FAIL_OPEN);
+        LimitDefinition limit = LimitDefinition.of("stopped", 100, Duration.ofMinutes(5), 10);
+        for (int i = 0; i < 3; i++) {
+            assertThat(timed(backend, limit, "k").allowed()).isTrue();
+        }
+        this.server.stopImmediately();
+        for (int i = 0; i < 20; i++) {
+            assertThat(timed(backend, limit, "k").allowed()).as("fail-open while stopped").isTrue();
+        }
+        assertThat(this.fallbacks).hasPositiveValue();
+        assertThat(backend.failoverStatus().isFailing()).isTrue();
+        this.server.startAgain();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            int before = this.fallbacks.get();
+            timed(backend, limit, "k");
+            assertThat(this.fallbacks.get()).as("decided in the database again").isEqualTo(before);
+        });
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(usedInDatabase(limit, "k")).as("the 3 before, the 20 fail-open admitted, those after")
+                        .isGreaterThanOrEqualTo(24));
+    }
+
+    @Test
+    void failClosedRejectsWhileTheServerIsStopped() {
+        ResilientBackend backend = instance(FailurePolicy.FAIL_CLOSED);
+        LimitDefinition limit = LimitDefinition.of("closed", 100, Duration.ofMinutes(5), 10);
+        assertThat(timed(backend, limit, "k").allowed()).isTrue();
+        this.server.stopImmediately();
+        for (int i = 0; i < 10; i++) {
+            assertThat(timed(backend, limit, "k").allowed()).isFalse();
+        }
+        this.server.startAgain();
+        await().atMost(Duration.ofSeconds(20)).until(() -> timed(backend, limit, "k").allowed());
+    }
+
+    /**
+     * Another session holds a key's row (a transaction left open): that key's decisions wait for the
+     * lock no longer than the timeout and go to the failure policy; other keys decide in the database.
+     */
+    @Test
+    void aRowLockedByAnotherSessionFallsBackForItsKeyAlone() throws Exception {
+        ResilientBackend backend = instance(FailurePolicy.FAIL_CLOSED);
+        LimitDefinition limit = LimitDefinition.of("locked", 100, Duration.ofMinutes(5), 10);
+        assertThat(timed(backend, limit, "held").allowed()).isTrue();
+        try (HikariDataSource other = Databases.pool(this.server, 1); Connection session = other.getConnection()) {
+            session.setAutoCommit(false);
+            try (PreparedStatement lock = session.prepareStatement(
+                    "SELECT * FROM limiter_counters WHERE limit_name = 'locked' AND counter_key = 'held' FOR UPDATE")) {
+                lock.executeQuery().close();
+            }
+            int before = this.fallbacks.get();
+            assertThat(timed(backend, limit, "held").allowed()).as("fail-closed while locked").isFalse();
+            assertThat(this.fallbacks.get()).isEqualTo(before + 1);
+            assertThat(timed(backend, limit, "free").allowed()).as("another key").isTrue();
+            assertThat(this.fallbacks.get()).isEqualTo(before + 1);
+            session.rollback();
+        }
+        assertThat(timed(backend, limit, "held").allowed()).isTrue();
+        assertThat(usedInDatabase(limit, "held")).isEqualTo(2);
+    }
+
+    /**
+     * The application holds every connection of its pool: a decision waits for one no longer than the
+     * timeout (not the pool's 30 s) and falls back; once one is free, it decides in the database.
+     */
+    @Test
+    void anExhaustedPoolFallsBackWithinTheTimeout() throws Exception {
+        ResilientBackend backend = instance(FailurePolicy.FAIL_OPEN);
+        LimitDefinition limit = LimitDefinition.of("exhausted", 100, Duration.ofMinutes(5), 10);
+        assertThat(timed(backend, limit, "k").allowed()).isTrue();
+        List<Connection> held = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            held.add(this.pool.getConnection());
+        }
+        int before = this.fallbacks.get();
+        assertThat(timed(backend, limit, "k").allowed()).isTrue();
+        assertThat(this.fallbacks.get()).as("fail-open, not the database").isEqualTo(before + 1);
+        for (Connection connection : held) {
+            connection.close();
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            int now = this.fallbacks.get();
+            timed(backend, limit, "k");
+            assertThat(this.fallbacks.get()).isEqualTo(now);
+        });
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(usedInDatabase(limit, "k")).as("the fail-open admission counted too").isGreaterThanOrEqualTo(3));
+    }
+
+}
