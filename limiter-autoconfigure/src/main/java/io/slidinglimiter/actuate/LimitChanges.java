@@ -22,7 +22,7 @@ import io.slidinglimiter.core.SharedLimitChanges;
  * Changes a limit at run time.
  * <p>
  * In this instance at once (keeping the counts), and, when limits
- * live on a backend that shares changes ({@link SharedLimitChanges}: Redis), in every instance.
+ * live on a backend that shares changes ({@link SharedLimitChanges}: Redis, the database), in every instance.
  * <p>
  * A change is stored there with the configured limit it replaces, and each instance reads the
  * stored changes every {@code periodMillis}: it applies a
@@ -200,6 +200,11 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
         return this.configured.computeIfAbsent(name, (unknown) -> this.registry.get(unknown).limit());
     }
 
+    /** @return the server that shares the changes, for messages: {@code "Redis"}; {@code "this instance"} when none does */
+    public String serverName() {
+        return (this.shared != null) ? this.shared.serverName() : "this instance";
+    }
+
     /** @return whether changes reach every instance */
     public boolean isShared() {
         return this.shared != null;
@@ -219,7 +224,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
         this.poller.scheduleWithFixedDelay(this::apply, 0, this.periodMillis, TimeUnit.MILLISECONDS);
     }
 
-    /** Reads the stored changes; every wait is bounded by limiter.redis.timeout. */
+    /** Reads the stored changes; every wait is bounded by the backend's timeout. */
     void apply() {
         Map<String, SharedLimitChanges.Stored> stored;
         try {
@@ -230,7 +235,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
             // as a warning only while Redis can be reached (an unreachable one is said by the start and the outage).
             if (!this.readFailing && ++this.failedReads >= FAILED_READS_BEFORE_WARNING) {
                 this.readFailing = true;
-                String message = "Could not read run-time limit changes from Redis (" + ex.getMessage() + "); the"
+                String message = "Could not read run-time limit changes from " + serverName() + " (" + ex.getMessage() + "); the"
                         + " limits in force stay as they are until it answers.";
                 if (this.reachable.getAsBoolean()) {
                     logger.warn(message);
@@ -244,7 +249,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
         this.failedReads = 0;
         if (this.readFailing) {
             this.readFailing = false;
-            logger.info("Run-time limit changes are read from Redis again.");
+            logger.info("Run-time limit changes are read from " + serverName() + " again.");
         }
         this.registry.all().forEach((definition) -> {
             String name = definition.name();
@@ -255,7 +260,7 @@ public final class LimitChanges implements SmartInitializingSingleton, Disposabl
                     ? problem(name, change.limit()) : null;
             if (invalid != null) {
                 if (this.invalidLogged.add(name + "=" + change.stored())) {
-                    logger.error("Limit '" + name + "' has a run-time change stored in Redis that cannot apply ("
+                    logger.error("Limit '" + name + "' has a run-time change stored in " + serverName() + " that cannot apply ("
                             + invalid + "; stored as '" + change.stored() + "'): it is ignored, and the limit keeps "
                             + configuredLimit + ". Revert it with DELETE /actuator/ratelimiters/" + name + ".");
                 }

@@ -1,59 +1,99 @@
 package io.slidinglimiter.actuate;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
+import io.slidinglimiter.failover.FailoverStatus;
 import io.slidinglimiter.redis.RedisStatus;
 
 /**
- * The {@code ratelimiter} health: DOWN while recent decisions fail in Redis (unreachable, timing
- * out, out of memory, read-only, script errors), UP once they succeed again. A check only reads:
- * when no decision failed, it asks Redis whether it holds the script ({@code SCRIPT EXISTS}),
- * within {@code limiter.redis.timeout}. The details give each Redis limit's own failure policy, so
- * that what DOWN costs is plain: fail-open admits, fail-closed rejects, local counts per instance.
- * On Cluster, {@code failingShards} names the nodes whose breaker keeps calls away.
+ * The {@code ratelimiter} health: DOWN while recent decisions fail in a remote backend (unreachable,
+ * timing out, out of memory, read-only, failing the script or the statement), UP once they succeed again.
+ * <p>
+ * A check only reads: when no decision failed, it asks the server a question that changes nothing
+ * (Redis: whether it holds the script, {@code SCRIPT EXISTS}; the database: {@code SELECT 1}), within
+ * the backend's timeout. The details give each of the backend's limits its own failure policy, so that
+ * what DOWN costs is plain: fail-open admits, fail-closed rejects, local counts per instance. On
+ * Cluster, {@code failingShards} names the nodes whose breaker keeps calls away. With one remote
+ * backend its details are the health's own; with several, each backend's are under its name, and the
+ * health is DOWN when one is.
  */
 public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 
-    private final RedisStatus redis;
+    private final List<RemoteBackendStatus> remotes;
 
-    private final Map<String, String> policies;
+    private final Map<String, Map<String, String>> policies;
 
     /**
-     * Creates the indicator.
+     * Creates the indicator for the Redis backend alone.
      * @param redis the Redis backend's status: the outcome of recent decisions, and a read of Redis
      * @param policies each configured Redis limit's failure policy, by name
      */
     public RateLimiterHealthIndicator(RedisStatus redis, Map<String, String> policies) {
+        this(List.of(new RemoteBackendStatus("redis", redis, () -> Map.of("script", redis.isScriptLoaded() ? "loaded"
+                : "loads on next decision"))), Map.of("redis", policies));
+    }
+
+    /**
+     * Creates the indicator.
+     * @param remotes the remote backends
+     * @param policies by backend name, each of its configured limits' failure policy, by limit name
+     */
+    public RateLimiterHealthIndicator(List<RemoteBackendStatus> remotes, Map<String, Map<String, String>> policies) {
         super("Rate limiter health check failed");
-        this.redis = redis;
+        this.remotes = List.copyOf(remotes);
         this.policies = Map.copyOf(policies);
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        builder.withDetail("onFailure", this.redis.defaultPolicy().id())
-                .withDetail("limits", this.policies)
-                .withDetail("circuit", this.redis.isCircuitOpen() ? "open" : "closed")
-                .withDetail("fallbackDecisions", this.redis.fallbackDecisions())
-                .withDetail("slowDecisions", this.redis.slowDecisions());
-        List<String> failingShards = this.redis.openShards();
-        if (this.redis.isFailing() || !failingShards.isEmpty()) {
-            builder.down().withDetail("redis", "DOWN").withDetail("error", this.redis.lastFailure());
-            if (!failingShards.isEmpty() && !failingShards.equals(List.of(""))) {
-                builder.withDetail("failingShards", failingShards);
-            }
+        if (this.remotes.size() == 1) {
+            RemoteBackendStatus remote = this.remotes.get(0);
+            Map<String, Object> details = new LinkedHashMap<>();
+            builder.status(check(remote, details)).withDetails(details);
             return;
         }
+        boolean down = false;
+        for (RemoteBackendStatus remote : this.remotes) {
+            Map<String, Object> details = new LinkedHashMap<>();
+            down |= check(remote, details) == Status.DOWN;
+            builder.withDetail(remote.backend(), details);
+        }
+        builder.status(down ? Status.DOWN : Status.UP);
+    }
+
+    /** One backend's details, and whether it is UP. */
+    private Status check(RemoteBackendStatus remote, Map<String, Object> details) {
+        FailoverStatus status = remote.status();
+        details.put("onFailure", status.defaultPolicy().id());
+        details.put("limits", this.policies.getOrDefault(remote.backend(), Map.of()));
+        details.put("circuit", status.isCircuitOpen() ? "open" : "closed");
+        details.put("fallbackDecisions", status.fallbackDecisions());
+        details.put("slowDecisions", status.slowDecisions());
+        List<String> failingShards = status.openShards();
+        if (status.isFailing() || !failingShards.isEmpty()) {
+            details.put(remote.backend(), "DOWN");
+            details.put("error", status.lastFailure());
+            if (!failingShards.isEmpty() && !failingShards.equals(List.of(""))) {
+                details.put("failingShards", failingShards);
+            }
+            return Status.DOWN;
+        }
         try {
-            boolean loaded = this.redis.isScriptLoaded();
-            builder.up().withDetail("redis", "UP").withDetail("script", loaded ? "loaded" : "loads on next decision");
+            Map<String, Object> read = remote.read().get();
+            details.put(remote.backend(), "UP");
+            details.putAll(read);
+            return Status.UP;
         }
         catch (RuntimeException ex) {
-            builder.down().withDetail("redis", "DOWN").withDetail("error", String.valueOf(ex.getMessage()));
+            details.put(remote.backend(), "DOWN");
+            details.put("error", String.valueOf(ex.getMessage()));
+            return Status.DOWN;
         }
     }
 

@@ -2,6 +2,7 @@ package io.slidinglimiter.actuate;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -24,7 +25,7 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitStatistics;
 import io.slidinglimiter.redis.LeaseCounts;
 import io.slidinglimiter.redis.LeaseState;
-import io.slidinglimiter.redis.RedisBackendException;
+import io.slidinglimiter.failover.RemoteBackendException;
 import io.slidinglimiter.redis.RedisStatus;
 
 /**
@@ -46,6 +47,9 @@ public class RateLimitersEndpoint {
     private final Function<LimitDefinition, String> backends;
 
     private final RedisStatus redis;
+
+    /** The remote backends' statuses, by backend name. */
+    private final Map<String, RemoteBackendStatus> remotes;
 
     /**
      * Creates the endpoint.
@@ -69,11 +73,29 @@ public class RateLimitersEndpoint {
      */
     public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
             Function<LimitDefinition, String> backends, @Nullable RedisStatus redis) {
+        this(registry, rateLimiters, changes, backends, redis, (redis != null)
+                ? List.of(new RemoteBackendStatus("redis", redis, Map::of)) : List.of());
+    }
+
+    /**
+     * Creates the endpoint for an application with limits on remote backends.
+     * @param registry the limits
+     * @param rateLimiters decides, for a key's usage and resets
+     * @param changes applies limit changes
+     * @param backends the backend name of each limit
+     * @param redis the Redis backend's status, for its leases, or null without Redis
+     * @param remotes every remote backend's status
+     */
+    public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
+            Function<LimitDefinition, String> backends, @Nullable RedisStatus redis, List<RemoteBackendStatus> remotes) {
         this.registry = registry;
         this.rateLimiters = rateLimiters;
         this.changes = changes;
         this.backends = backends;
         this.redis = redis;
+        Map<String, RemoteBackendStatus> byName = new LinkedHashMap<>();
+        remotes.forEach((remote) -> byName.put(remote.backend(), remote));
+        this.remotes = Map.copyOf(byName);
     }
 
     /** @return every limit, by name */
@@ -131,9 +153,11 @@ public class RateLimitersEndpoint {
             if (onRedis(definition.get()) && this.redis.leases(definition.get())) {
                 keyUsage.put("lease", describe(this.redis.leaseState(name, key)));
             }
-            if (onRedis(definition.get()) && this.redis.isFailing()) {
-                keyUsage.put("source", "local: Redis is not answering (" + this.redis.lastFailure()
-                        + "), so this is this instance's fallback count, not Redis's");
+            RemoteBackendStatus remote = this.remotes.get(this.backends.apply(definition.get()));
+            if (remote != null && remote.status().isFailing()) {
+                String server = remote.status().serverName();
+                keyUsage.put("source", "local: " + server + " is not answering (" + remote.status().lastFailure()
+                        + "), so this is this instance's fallback count, not " + server + "'s");
             }
             body.put("key", keyUsage);
         }
@@ -189,8 +213,9 @@ public class RateLimitersEndpoint {
         try {
             this.changes.change(name, newLimit);
         }
-        catch (RedisBackendException ex) {
-            return unavailable("The limit was not changed: Redis, which shares it with every instance,", ex);
+        catch (RemoteBackendException ex) {
+            return unavailable("The limit was not changed: " + this.changes.serverName()
+                    + ", which shares it with every instance,", ex);
         }
         Map<String, Object> body = describe(this.registry.get(name));
         body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
@@ -214,8 +239,9 @@ public class RateLimitersEndpoint {
             try {
                 this.changes.revert(name);
             }
-            catch (RedisBackendException ex) {
-                return unavailable("The limit was not reverted: Redis, which shares it with every instance,", ex);
+            catch (RemoteBackendException ex) {
+                return unavailable("The limit was not reverted: " + this.changes.serverName()
+                        + ", which shares it with every instance,", ex);
             }
             Map<String, Object> body = describe(this.registry.get(name));
             body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
@@ -227,8 +253,10 @@ public class RateLimitersEndpoint {
         try {
             this.rateLimiters.reset(name, key);
         }
-        catch (RedisBackendException ex) {
-            return unavailable("The key was not reset: Redis", ex);
+        catch (RemoteBackendException ex) {
+            RemoteBackendStatus remote = this.remotes.get(this.backends.apply(this.registry.get(name)));
+            return unavailable("The key was not reset: " + ((remote != null) ? remote.status().serverName()
+                    : "the backend"), ex);
         }
         return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
     }
@@ -292,8 +320,8 @@ public class RateLimitersEndpoint {
         return duration.toMillis() / 1000.0;
     }
 
-    /** 503: {@code what} did not happen because Redis did not answer; a sentence, never a stack trace. */
-    private static WebEndpointResponse<Map<String, Object>> unavailable(String what, RedisBackendException ex) {
+    /** 503: {@code what} did not happen because its server did not answer; a sentence, never a stack trace. */
+    private static WebEndpointResponse<Map<String, Object>> unavailable(String what, RemoteBackendException ex) {
         return new WebEndpointResponse<>(Map.of("error", what + " did not answer (" + ex.getMessage()
                 + "). Try again when it does."), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }

@@ -37,6 +37,9 @@ final class Backends {
     /** The Redis backend's name. */
     static final String REDIS = "redis";
 
+    /** The database backend's name. */
+    static final String JDBC = "jdbc";
+
     private Backends() {
     }
 
@@ -99,6 +102,10 @@ final class Backends {
             problems.add(redisPresent ? redisNotConfigured(property) : redisUnavailable(property));
             return;
         }
+        if (JDBC.equals(name)) {
+            problems.add(jdbcUnavailable(property));
+            return;
+        }
         problems.add(new Problem(property, "is '" + name + "', but no backend has that name: this application has "
                 + String.join(", ", byName.keySet()), "Set " + property + " to one of " + String.join(", ",
                         byName.keySet()) + " (redis needs org.springframework.boot:spring-boot-starter-data-redis),"
@@ -116,6 +123,19 @@ final class Backends {
                 + " the beans at build time, so these limits would count in memory", "Process the application"
                         + " ahead of time with the settings it runs with: for example spring-boot:process-aot"
                         + " with -Dspring-boot.run.profiles=<the profile that sets " + property + ">.");
+    }
+
+    /**
+     * The problem of a property that asks for the database backend where it was not configured: no
+     * {@code DataSource}, no {@code limiter-jdbc}, or AOT processing with settings where no limit used it.
+     */
+    static Problem jdbcUnavailable(String property) {
+        return new Problem(property, "is jdbc, but the database backend was not configured: it needs"
+                + " io.slidinglimiter:limiter-jdbc (the starter brings it) and the application's DataSource"
+                + " (spring-boot-starter-jdbc with spring.datasource.url)", "Add spring-boot-starter-jdbc and the"
+                        + " PostgreSQL driver, set spring.datasource.url to the database, or set " + property
+                        + " to local. An application processed ahead of time (Spring AOT) must be processed with"
+                        + " the settings it runs with.");
     }
 
     /** The problem of a property that asks for Redis where Spring Data Redis with Lettuce is absent. */

@@ -27,6 +27,9 @@ import io.slidinglimiter.redis.RedisBackend;
  */
 final class ConfiguredLimits {
 
+    /** The database backend's largest limit (JdbcBackend.MAX_LIMIT, a constant: no class of the optional module loads). */
+    private static final long JDBC_MAX_LIMIT = io.slidinglimiter.jdbc.JdbcBackend.MAX_LIMIT;
+
     private ConfiguredLimits() {
     }
 
@@ -75,6 +78,7 @@ final class ConfiguredLimits {
             problems.add(Backends.redisUnavailable("limiter.backend"));
         }
         checkRedis(properties.getRedis(), problems);
+        checkJdbc(properties.getJdbc(), problems);
         LimitRegistry registry = new LimitRegistry();
         for (Map.Entry<String, LimiterProperties.Limit> entry : properties.getLimits().entrySet()) {
             LimitDefinition definition = definition(entry.getKey(), entry.getValue(), defaultSubWindows,
@@ -95,6 +99,23 @@ final class ConfiguredLimits {
     }
 
     /**
+     * The property that makes the application use a backend, for a failure to name:
+     * {@code limiter.backend} when it names it, else the first limit's {@code backend} that does.
+     * @param properties the limiter's properties
+     * @param backend the backend's name
+     * @return the property
+     */
+    static String propertyNaming(LimiterProperties properties, String backend) {
+        if (backend.equals(properties.getBackend())) {
+            return "limiter.backend";
+        }
+        return properties.getLimits().entrySet().stream()
+                .filter((entry) -> backend.equals(entry.getValue().getBackend()))
+                .map((entry) -> LimitPropertyNames.of(entry.getKey()) + ".backend")
+                .findFirst().orElse("limiter.backend");
+    }
+
+    /**
      * Where a limit's counters live: its own {@code backend}, else {@code limiter.backend}; inline
      * (annotation-only) limits take the latter.
      */
@@ -109,6 +130,11 @@ final class ConfiguredLimits {
 
     /** Why a limit that asks for leases cannot take them, or null when it can. */
     private static Problem leaseProblem(String prefix, LimiterProperties.Limit limit, String defaultBackend) {
+        if (Backends.JDBC.equals(backendOf(limit, defaultBackend))) {
+            return new Problem(prefix + ".lease", "is true, but the database backend takes no leases yet: each"
+                    + " decision is one statement in the database", "Remove " + prefix + ".lease, or set "
+                            + prefix + ".backend to redis, whose leases admit a busy key's calls in this instance.");
+        }
         if (!Backends.REDIS.equals(backendOf(limit, defaultBackend))) {
             return new Problem(prefix + ".lease", "is true, but the limit's counters are local: a lease takes"
                     + " permits from Redis, which a local limit does not use", "Set " + prefix
@@ -145,6 +171,11 @@ final class ConfiguredLimits {
      * exactly ({@code property} holds it, {@code prefix} names the limit); null when there is none.
      */
     private static Problem beyondRedis(String prefix, String property, long value, String backend) {
+        if (Backends.JDBC.equals(backend) && value > JDBC_MAX_LIMIT) {
+            return new Problem(property, "is " + value + ", more than the database backend counts (" + JDBC_MAX_LIMIT
+                    + ", 2^53)", "Set " + property + " to at most " + JDBC_MAX_LIMIT + ", or " + prefix
+                            + ".backend to local.");
+        }
         if (!Backends.REDIS.equals(backend) || value <= RedisBackend.MAX_LIMIT) {
             return null;
         }
@@ -253,6 +284,25 @@ final class ConfiguredLimits {
         if (redis.getDenialCacheSize() < 0) {
             problems.add(new Problem("limiter.redis.denial-cache-size", "must be 0 or more but was "
                     + redis.getDenialCacheSize(), "Set limiter.redis.denial-cache-size to a number of keys, or 0 to"
+                            + " turn the cache off."));
+        }
+    }
+
+    private static void checkJdbc(LimiterProperties.Jdbc jdbc, List<Problem> problems) {
+        requirePositive(jdbc.getTimeout(), "limiter.jdbc.timeout", "the longest a decision may wait for the"
+                + " database, for example 100ms", problems);
+        if (jdbc.getFailureThreshold() < 1) {
+            problems.add(new Problem("limiter.jdbc.failure-threshold", "must be at least 1 but was "
+                    + jdbc.getFailureThreshold(), "Set limiter.jdbc.failure-threshold to the failures in a row"
+                            + " that stop calls to the database for a while, for example 3."));
+        }
+        requirePositive(jdbc.getOpenFor(), "limiter.jdbc.open-for", "how long calls stay away from a failing"
+                + " database, for example 1s", problems);
+        requirePositive(jdbc.getCleanupInterval(), "limiter.jdbc.cleanup-interval", "how often idle rows are"
+                + " deleted, for example 1m", problems);
+        if (jdbc.getDenialCacheSize() < 0) {
+            problems.add(new Problem("limiter.jdbc.denial-cache-size", "must be 0 or more but was "
+                    + jdbc.getDenialCacheSize(), "Set limiter.jdbc.denial-cache-size to a number of keys, or 0 to"
                             + " turn the cache off."));
         }
     }

@@ -1,5 +1,6 @@
 package io.slidinglimiter.autoconfigure;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -18,7 +19,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
 import io.slidinglimiter.actuate.RateLimitersEndpoint;
-import io.slidinglimiter.autoconfigure.LimiterRedisAutoConfiguration.LimiterRedis;
+import io.slidinglimiter.actuate.RemoteBackendStatus;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.redis.RedisStatus;
 
@@ -27,9 +28,10 @@ import io.slidinglimiter.redis.RedisStatus;
  * contributor.
  * <p>
  * The {@code ratelimiters} Actuator endpoint, exposed like any endpoint, and the
- * {@code ratelimiter} health contributor when a limit uses Redis.
+ * {@code ratelimiter} health contributor when a limit uses a remote backend (Redis, the database).
  */
-@AutoConfiguration(after = { LimiterAutoConfiguration.class, LimiterRedisAutoConfiguration.class })
+@AutoConfiguration(after = { LimiterAutoConfiguration.class, LimiterRedisAutoConfiguration.class,
+        LimiterJdbcAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimiters.class)
 public class LimiterActuatorAutoConfiguration {
@@ -47,10 +49,11 @@ public class LimiterActuatorAutoConfiguration {
             @Bean
             @ConditionalOnMissingBean
             RateLimitersEndpoint rateLimitersEndpoint(LimitRegistry limitRegistry, RateLimiters rateLimiters,
-                    LimitChanges limitChanges, LimiterProperties properties, ObjectProvider<RedisStatus> redisStatus) {
+                    LimitChanges limitChanges, LimiterProperties properties, ObjectProvider<RedisStatus> redisStatus,
+                    ObjectProvider<RemoteBackendStatus> remotes) {
                 return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) ->
                         ConfiguredLimits.backendOf(properties, definition.name()),
-                        redisStatus.getIfAvailable());
+                        redisStatus.getIfAvailable(), remotes.orderedStream().toList());
             }
 
         }
@@ -60,24 +63,29 @@ public class LimiterActuatorAutoConfiguration {
     /** Outer class: only class conditions, so the health conditions load only with Spring Boot's health support. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = { "org.springframework.boot.health.contributor.AbstractHealthIndicator",
-            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator",
-            "io.lettuce.core.RedisClient" })
+            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator" })
     static class HealthConfiguration {
 
         @Configuration(proxyBeanMethods = false)
-        @ConditionalOnBean(LimiterRedis.class)
+        @ConditionalOnBean(RemoteBackendStatus.class)
         @ConditionalOnEnabledHealthIndicator("ratelimiter")
-        static class RedisHealthConfiguration {
+        static class RemoteHealthConfiguration {
 
+            /** One contributor for every remote backend (Redis, the database), each limit with its own policy. */
             @Bean
             @ConditionalOnMissingBean(name = "ratelimiterHealthIndicator")
-            RateLimiterHealthIndicator ratelimiterHealthIndicator(LimiterRedis limiterRedis,
+            RateLimiterHealthIndicator ratelimiterHealthIndicator(ObjectProvider<RemoteBackendStatus> remotes,
                     LimiterProperties properties) {
-                Map<String, String> policies = new TreeMap<>();
-                properties.getLimits().keySet().stream()
-                        .filter((name) -> Backends.REDIS.equals(ConfiguredLimits.backendOf(properties, name)))
-                        .forEach((name) -> policies.put(name, limiterRedis.backend().status().policyOf(name).id()));
-                return new RateLimiterHealthIndicator(limiterRedis.backend().status(), policies);
+                List<RemoteBackendStatus> backends = remotes.orderedStream().toList();
+                Map<String, Map<String, String>> policies = new TreeMap<>();
+                for (RemoteBackendStatus remote : backends) {
+                    Map<String, String> own = new TreeMap<>();
+                    properties.getLimits().keySet().stream()
+                            .filter((name) -> remote.backend().equals(ConfiguredLimits.backendOf(properties, name)))
+                            .forEach((name) -> own.put(name, remote.status().policyOf(name).id()));
+                    policies.put(remote.backend(), own);
+                }
+                return new RateLimiterHealthIndicator(backends, policies);
             }
 
         }

@@ -57,6 +57,8 @@ public class LimiterProperties {
 
     private final Redis redis = new Redis();
 
+    private final Jdbc jdbc = new Jdbc();
+
     private final Http http = new Http();
 
     private final Gateway gateway = new Gateway();
@@ -121,6 +123,10 @@ public class LimiterProperties {
 
     public Redis getRedis() {
         return this.redis;
+    }
+
+    public Jdbc getJdbc() {
+        return this.jdbc;
     }
 
     public Http getHttp() {
@@ -544,6 +550,136 @@ public class LimiterProperties {
             return (this.overflowKeys != null) ? this.overflowKeys
                     : LocalBackend.defaultOverflowKeys(this.maxKeys, maxMemoryBytes());
         }
+
+    }
+
+    /** The database backend: counters in a PostgreSQL table of the application's DataSource. */
+    public static class Jdbc {
+
+        /**
+         * What a decision does when the database fails or does not answer in time: fail-open admits,
+         * fail-closed rejects (429 with Retry-After), local counts in this instance at the same limit.
+         */
+        private FailurePolicy onFailure = FailurePolicy.FAIL_OPEN;
+
+        /**
+         * Longest a decision waits for a connection of the pool and for the database's reply, or for a
+         * counter another session holds locked: then it follows on-failure.
+         */
+        private Duration timeout = Duration.ofMillis(100);
+
+        /**
+         * The counters' table. Its run-time limit changes live in <table>_limits, its decide function
+         * is <table>_decide.
+         */
+        private String table = "limiter_counters";
+
+        /**
+         * Whether the limiter creates its table at start: embedded (only in an embedded database,
+         * so never in PostgreSQL), always (create what is missing), never (Flyway, Liquibase or an
+         * administrator created it from classpath:io/slidinglimiter/jdbc/schema-postgresql.sql).
+         */
+        private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
+
+        /**
+         * Failures in a row after which the database is not called for a while (the circuit breaker
+         * opens).
+         */
+        private int failureThreshold = 3;
+
+        /**
+         * How long the open circuit breaker keeps calls away from the database before one probe.
+         */
+        private Duration openFor = Duration.ofSeconds(1);
+
+        /**
+         * Most keys the database reported out of permits that are rejected locally until they free;
+         * 0 turns the cache off.
+         */
+        private int denialCacheSize = 100_000;
+
+        /**
+         * How often rows of keys idle past their window are deleted, a bounded number per statement.
+         */
+        private Duration cleanupInterval = Duration.ofMinutes(1);
+
+        public FailurePolicy getOnFailure() {
+            return this.onFailure;
+        }
+
+        public void setOnFailure(FailurePolicy onFailure) {
+            this.onFailure = onFailure;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public String getTable() {
+            return this.table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public SchemaInitialization getInitializeSchema() {
+            return this.initializeSchema;
+        }
+
+        public void setInitializeSchema(SchemaInitialization initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+        public int getFailureThreshold() {
+            return this.failureThreshold;
+        }
+
+        public void setFailureThreshold(int failureThreshold) {
+            this.failureThreshold = failureThreshold;
+        }
+
+        public Duration getOpenFor() {
+            return this.openFor;
+        }
+
+        public void setOpenFor(Duration openFor) {
+            this.openFor = openFor;
+        }
+
+        public int getDenialCacheSize() {
+            return this.denialCacheSize;
+        }
+
+        public void setDenialCacheSize(int denialCacheSize) {
+            this.denialCacheSize = denialCacheSize;
+        }
+
+        public Duration getCleanupInterval() {
+            return this.cleanupInterval;
+        }
+
+        public void setCleanupInterval(Duration cleanupInterval) {
+            this.cleanupInterval = cleanupInterval;
+        }
+
+    }
+
+    /** When the limiter creates its table, as Spring Session's JDBC store does. */
+    public enum SchemaInitialization {
+
+        /** Only in an embedded database: never in PostgreSQL. */
+        EMBEDDED,
+
+        /** At every start, what is missing (the DDL is idempotent). */
+        ALWAYS,
+
+        /** Never: a migration or an administrator creates it. */
+        NEVER
 
     }
 

@@ -31,8 +31,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.slidinglimiter.actuate.LimitChanges;
+import io.slidinglimiter.actuate.RemoteBackendStatus;
 import io.slidinglimiter.config.InvalidLimiterConfigurationException;
-import io.slidinglimiter.config.LimitPropertyNames;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.core.RateLimitBackend;
@@ -68,7 +68,7 @@ public class LimiterRedisAutoConfiguration {
             ObjectProvider<RedisConnectionFactory> connectionFactory) {
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {
-            throw new InvalidLimiterConfigurationException(redisProperty(properties),
+            throw new InvalidLimiterConfigurationException(ConfiguredLimits.propertyNaming(properties, Backends.REDIS),
                     "is redis, but the application has no RedisConnectionFactory",
                     "Add org.springframework.boot:spring-boot-starter-data-redis and set spring.data.redis.host and"
                             + " spring.data.redis.port (or spring.data.redis.url).");
@@ -98,6 +98,14 @@ public class LimiterRedisAutoConfiguration {
     @Bean
     RedisStatus limiterRedisStatus(LimiterRedis limiterRedis) {
         return limiterRedis.backend().status();
+    }
+
+    /** The Redis backend as health and the endpoint see every remote backend: a read asks for the script. */
+    @Bean
+    RemoteBackendStatus limiterRedisRemoteStatus(LimiterRedis limiterRedis) {
+        RedisStatus status = limiterRedis.backend().status();
+        return new RemoteBackendStatus(Backends.REDIS, status,
+                () -> Map.of("script", status.isScriptLoaded() ? "loaded" : "loads on next decision"));
     }
 
     @Bean
@@ -264,16 +272,6 @@ public class LimiterRedisAutoConfiguration {
             return this.someLimitFailsClosed || this.defaultPolicy == FailurePolicy.FAIL_CLOSED;
         }
 
-    }
-
-    private static String redisProperty(LimiterProperties properties) {
-        if (Backends.REDIS.equals(properties.getBackend())) {
-            return "limiter.backend";
-        }
-        return properties.getLimits().entrySet().stream()
-                .filter((entry) -> Backends.REDIS.equals(entry.getValue().getBackend()))
-                .map((entry) -> LimitPropertyNames.of(entry.getKey()) + ".backend")
-                .findFirst().orElse("limiter.backend");
     }
 
 }

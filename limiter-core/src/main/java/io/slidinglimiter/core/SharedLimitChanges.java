@@ -20,7 +20,43 @@ public interface SharedLimitChanges {
      * @param stored the value as stored, which {@link #removeStale} compares
      */
     record Stored(long limit, long configuredLimit, String stored) {
+
+        /**
+         * A change as every store keeps it: {@code "<limit>:<configured limit>"}.
+         * @param limit its permits per window
+         * @param configuredLimit the configured limit it replaced
+         * @return the text to store
+         */
+        public static String format(long limit, long configuredLimit) {
+            return limit + ":" + configuredLimit;
+        }
+
+        /**
+         * A change as read from a store.
+         * @param stored the text read
+         * @return the change; with -1 for both limits when the text is not one {@link #format} writes
+         */
+        public static Stored parse(String stored) {
+            int colon = stored.indexOf(':');
+            try {
+                if (colon > 0) {
+                    return new Stored(Long.parseLong(stored.substring(0, colon)),
+                            Long.parseLong(stored.substring(colon + 1)), stored);
+                }
+            }
+            catch (NumberFormatException ex) {
+                // Falls through: not a value of ours.
+            }
+            return new Stored(-1, -1, stored);
+        }
+
     }
+
+    /**
+     * The store's server as operators know it, for log messages: {@code "Redis"}, {@code "PostgreSQL"}.
+     * @return its name
+     */
+    String serverName();
 
     /**
      * Stores a limit for every instance started with the same configured limit.

@@ -33,6 +33,11 @@ public class FailoverStatus {
         this(failover.outage, failover.breakers, failover.policies, failover.slowCalls);
     }
 
+    /** @return the server's name as operators know it: {@code "Redis"}, {@code "PostgreSQL"} */
+    public String serverName() {
+        return this.outage.serverName();
+    }
+
     /**
      * Whether the server is failing decisions now: from the first failure until decisions succeed
      * again with none failing for a second. A slow call while the server answers others is not a

@@ -77,6 +77,11 @@ final class Outage implements AutoCloseable {
         this.onProbeSuccess = onProbeSuccess;
     }
 
+    /** @return the server's name as operators know it: {@code "Redis"}, {@code "PostgreSQL"} */
+    String serverName() {
+        return this.remote.serverName();
+    }
+
     boolean isFailing() {
         return this.failing;
     }

@@ -227,7 +227,7 @@ public final class JdbcBackend implements RemoteBackend {
             setLong(statement, 1, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
             statement.setInt(2, atMost);
             int deleted = statement.executeUpdate();
-            commitIfAsked(connection);
+            JdbcConnections.commitIfAsked(connection);
             return deleted;
         }
         catch (SQLException ex) {
@@ -383,7 +383,7 @@ public final class JdbcBackend implements RemoteBackend {
                 result.next();
                 reply = values(result.getArray(1));
             }
-            commitIfAsked(connection);
+            JdbcConnections.commitIfAsked(connection);
             return reply;
         }
         catch (SQLException ex) {
@@ -394,17 +394,10 @@ public final class JdbcBackend implements RemoteBackend {
     private void update(String sql) {
         try (Connection connection = this.connections.open(); Statement statement = connection.createStatement()) {
             statement.executeUpdate(sql);
-            commitIfAsked(connection);
+            JdbcConnections.commitIfAsked(connection);
         }
         catch (SQLException ex) {
             throw failure(sql, ex);
-        }
-    }
-
-    /** Commits on a connection the pool hands out without auto-commit: a decision is its own transaction. */
-    private static void commitIfAsked(Connection connection) throws SQLException {
-        if (!connection.getAutoCommit()) {
-            connection.commit();
         }
     }
 

@@ -2,10 +2,12 @@ package io.slidinglimiter.jdbc;
 
 import java.sql.SQLException;
 
+import io.slidinglimiter.failover.RemoteBackendException;
+
 /**
  * The database could not decide: unreachable, too slow, out of connections, or failing the statement.
  */
-public class JdbcBackendException extends RuntimeException {
+public class JdbcBackendException extends RemoteBackendException {
 
     private static final long serialVersionUID = 1L;
 

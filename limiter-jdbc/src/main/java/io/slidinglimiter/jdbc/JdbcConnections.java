@@ -75,6 +75,18 @@ final class JdbcConnections {
         return connection;
     }
 
+    /**
+     * Commits on a connection the pool hands out without auto-commit: the limiter's statements are
+     * each a transaction of their own.
+     * @param connection a connection of {@link #open()}
+     * @throws SQLException when the commit fails
+     */
+    static void commitIfAsked(Connection connection) throws SQLException {
+        if (!connection.getAutoCommit()) {
+            connection.commit();
+        }
+    }
+
     private static boolean isPresent(String className) {
         try {
             Class.forName(className, false, JdbcConnections.class.getClassLoader());

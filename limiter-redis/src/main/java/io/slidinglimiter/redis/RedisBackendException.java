@@ -2,10 +2,12 @@ package io.slidinglimiter.redis;
 
 import java.util.concurrent.CompletionException;
 
+import io.slidinglimiter.failover.RemoteBackendException;
+
 /**
  * Redis could not decide: unreachable, too slow, or failing the script.
  */
-public class RedisBackendException extends RuntimeException {
+public class RedisBackendException extends RemoteBackendException {
 
     /**
      * Creates the exception.

@@ -36,6 +36,11 @@ public final class RedisLimitOverrides implements SharedLimitChanges {
         this.key = bytes(prefix + ":limits");
     }
 
+    @Override
+    public String serverName() {
+        return "Redis";
+    }
+
     /**
      * Stores a limit for every instance started with the same configured limit.
      * @param limitName the limit's name
@@ -45,7 +50,7 @@ public final class RedisLimitOverrides implements SharedLimitChanges {
      */
     @Override
     public void store(String limitName, long limit, long configuredLimit) {
-        this.runner.call((commands) -> commands.hset(this.key, bytes(limitName), bytes(limit + ":" + configuredLimit)));
+        this.runner.call((commands) -> commands.hset(this.key, bytes(limitName), bytes(Stored.format(limit, configuredLimit))));
     }
 
     /**
@@ -80,23 +85,9 @@ public final class RedisLimitOverrides implements SharedLimitChanges {
         Map<String, Stored> overrides = new HashMap<>();
         if (stored != null) {
             stored.forEach((name, value) -> overrides.put(new String(name, StandardCharsets.UTF_8),
-                    parse(new String(value, StandardCharsets.UTF_8))));
+                    Stored.parse(new String(value, StandardCharsets.UTF_8))));
         }
         return overrides;
-    }
-
-    private static Stored parse(String value) {
-        int colon = value.indexOf(':');
-        try {
-            if (colon > 0) {
-                return new Stored(Long.parseLong(value.substring(0, colon)),
-                        Long.parseLong(value.substring(colon + 1)), value);
-            }
-        }
-        catch (NumberFormatException ex) {
-            // Falls through: not a value of ours.
-        }
-        return new Stored(-1, -1, value);
     }
 
     private static byte[] bytes(String text) {

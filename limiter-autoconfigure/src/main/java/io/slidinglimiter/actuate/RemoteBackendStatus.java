@@ -1,0 +1,19 @@
+package io.slidinglimiter.actuate;
+
+import java.util.Map;
+import java.util.function.Supplier;
+
+import io.slidinglimiter.failover.FailoverStatus;
+
+/**
+ * A remote backend as the health contributor and the endpoint see it: its name, its failover's status,
+ * a read of its server.
+ *
+ * @param backend the backend's name in properties: {@code redis}, {@code jdbc}
+ * @param status its failover's status, which only reads
+ * @param read asks the server whether it answers within the backend's timeout, changing nothing; the
+ * details it returns go into the health (Redis: whether it holds the script), and it throws when the
+ * server does not answer
+ */
+public record RemoteBackendStatus(String backend, FailoverStatus status, Supplier<Map<String, Object>> read) {
+}

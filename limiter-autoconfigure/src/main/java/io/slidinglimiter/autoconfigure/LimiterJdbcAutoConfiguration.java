@@ -1,0 +1,124 @@
+package io.slidinglimiter.autoconfigure;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+
+import io.slidinglimiter.actuate.LimitChanges;
+import io.slidinglimiter.actuate.RemoteBackendStatus;
+import io.slidinglimiter.config.InvalidLimiterConfigurationException;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.NamedBackend;
+import io.slidinglimiter.core.RateLimitBackend;
+import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
+import io.slidinglimiter.failover.ResilientBackend;
+import io.slidinglimiter.jdbc.CounterTable;
+import io.slidinglimiter.jdbc.JdbcBackend;
+import io.slidinglimiter.jdbc.JdbcLimitOverrides;
+
+/**
+ * The database backend, when a limit asks for it.
+ * <p>
+ * When a limit asks for it ({@code limiter.backend=jdbc} or {@code limiter.limits.<name>.backend=jdbc})
+ * and the application has a {@link DataSource}: those limits count in a PostgreSQL table of that
+ * database, behind the core's failover ({@code limiter.jdbc.*}). At start the database must be
+ * PostgreSQL 15 or later and hold the table, or the start fails saying how to create it
+ * ({@link JdbcSchemaSetup}); run-time limit changes are shared through it unless Redis shares them.
+ */
+@AutoConfiguration(before = LimiterAutoConfiguration.class, after = LimiterRedisAutoConfiguration.class,
+        afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+@ConditionalOnClass(name = { "javax.sql.DataSource", "io.slidinglimiter.jdbc.JdbcBackend" })
+@Conditional(UsesJdbcCondition.class)
+@EnableConfigurationProperties(LimiterProperties.class)
+public class LimiterJdbcAutoConfiguration {
+
+    @Bean
+    LimiterJdbc limiterJdbc(LimiterProperties properties, ObjectProvider<DataSource> dataSource,
+            ObjectProvider<TimeSource> timeSource, LimitRegistry limitRegistry) {
+        DataSource database = dataSource.getIfUnique();
+        LimiterProperties.Jdbc jdbcProperties = properties.getJdbc();
+        if (database == null) {
+            throw new InvalidLimiterConfigurationException(ConfiguredLimits.propertyNaming(properties, Backends.JDBC),
+                    "is jdbc, but the application has no DataSource (or several, none of them primary)",
+                    "Add org.springframework.boot:spring-boot-starter-jdbc with the PostgreSQL driver and set"
+                            + " spring.datasource.url, or mark one DataSource @Primary.");
+        }
+        CounterTable table;
+        try {
+            table = new CounterTable(jdbcProperties.getTable());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidLimiterConfigurationException("limiter.jdbc.table", ex.getMessage(),
+                    "Set limiter.jdbc.table to a name such as limiter_counters, or myschema.limiter_counters.");
+        }
+        JdbcSchemaSetup.prepare(database, table, jdbcProperties.getInitializeSchema(), properties);
+        TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
+        JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout());
+        Map<String, FailurePolicy> policies = new HashMap<>();
+        properties.getLimits().forEach((name, limit) -> {
+            if (limit.getOnFailure() != null) {
+                policies.put(name, limit.getOnFailure());
+            }
+        });
+        ResilientBackend backend = new ResilientBackend(jdbc, Backends.local(properties, clock),
+                new ResilientBackend.Settings(jdbcProperties.getOnFailure(), policies,
+                        jdbcProperties.getFailureThreshold(), jdbcProperties.getOpenFor().toMillis(),
+                        jdbcProperties.getDenialCacheSize()),
+                clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), jdbc::ping, null);
+        return new LimiterJdbc(jdbc, backend, table);
+    }
+
+    /** The database backend, for the limits that name it ({@code jdbc}). */
+    @Bean
+    NamedBackend limiterJdbcBackend(LimiterJdbc limiterJdbc) {
+        return new NamedBackend(Backends.JDBC, limiterJdbc.backend());
+    }
+
+    /** What the database backend tells of itself, for health and the endpoint. */
+    @Bean
+    RemoteBackendStatus limiterJdbcStatus(LimiterJdbc limiterJdbc) {
+        return new RemoteBackendStatus(Backends.JDBC, limiterJdbc.backend().failoverStatus(), () -> {
+            limiterJdbc.jdbc().ping();
+            return Map.of("table", limiterJdbc.table().name());
+        });
+    }
+
+    /** Deletes rows of keys idle past their window, every {@code limiter.jdbc.cleanup-interval}. */
+    @Bean
+    JdbcIdleSweep limiterJdbcIdleSweep(LimiterJdbc limiterJdbc, LimiterProperties properties) {
+        return new JdbcIdleSweep(limiterJdbc.jdbc(), properties.getJdbc().getCleanupInterval());
+    }
+
+    /** Limits changed at run time reach every instance through the database, read every second. */
+    @Bean
+    @ConditionalOnMissingBean
+    LimitChanges limitChanges(LimitRegistry limitRegistry, LimiterJdbc limiterJdbc, ObjectProvider<DataSource> dataSource,
+            LimiterProperties properties, RateLimitBackend rateLimitBackend) {
+        return new LimitChanges(limitRegistry, new JdbcLimitOverrides(dataSource.getIfUnique(), limiterJdbc.table(),
+                properties.getJdbc().getTimeout()), 1_000, rateLimitBackend::largestLimit,
+                () -> !limiterJdbc.backend().failoverStatus().isFailing());
+    }
+
+    /**
+     * The database side of the limiter, for health and operations.
+     *
+     * @param jdbc decides in the database, throwing when it fails
+     * @param backend the same with the core's failover: what limits decide through
+     * @param table the counters' table
+     */
+    public record LimiterJdbc(JdbcBackend jdbc, ResilientBackend backend, CounterTable table) {
+    }
+
+}

@@ -1,0 +1,150 @@
+package io.slidinglimiter.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.actuate.LimitChanges;
+import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.NamedBackend;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
+import io.slidinglimiter.testsupport.PostgresServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Application contexts ("instances") on a real PostgreSQL server that the test makes and starts on a
+ * port of its own, through Spring Boot's DataSource (Hikari).
+ */
+class LimiterJdbcAutoConfigurationTests {
+
+    private static PostgresServer server;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, LimiterJdbcAutoConfiguration.class,
+                    LimiterAutoConfiguration.class, LimiterMetricsAutoConfiguration.class,
+                    LimiterActuatorAutoConfiguration.class))
+            .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .withPropertyValues("limiter.backend=jdbc", "limiter.jdbc.timeout=5s", "limiter.jdbc.initialize-schema=always",
+                    "limiter.limits.shared.limit=300", "limiter.limits.shared.window=1m",
+                    "limiter.limits.here.limit=2", "limiter.limits.here.window=1m", "limiter.limits.here.backend=local");
+
+    @BeforeAll
+    static void startDatabase() {
+        server = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopDatabase() {
+        server.close();
+    }
+
+    private ApplicationContextRunner onTheDatabase() {
+        return this.runner.withPropertyValues("spring.datasource.url=" + server.jdbcUrl());
+    }
+
+    @Test
+    void twoInstancesOnOneDatabaseAdmitExactlyTheLimitBetweenThem() {
+        onTheDatabase().run((first) -> onTheDatabase().run((second) -> {
+            assertThat(first).hasNotFailed().hasBean("limiterJdbcBackend");
+            assertThat(first.getBean("limiterJdbcBackend", NamedBackend.class).name()).isEqualTo("jdbc");
+            RateLimiters one = first.getBean(RateLimiters.class);
+            RateLimiters other = second.getBean(RateLimiters.class);
+            one.reset("shared", "k");
+            ConcurrentCalls calls = ConcurrentCalls.run(8, 60, () -> ((Thread.currentThread().getId() % 2 == 0) ? one
+                    : other).tryAcquire("shared", "k").allowed());
+            assertThat(calls.admitted()).hasValue(300);
+            assertThat(calls.failures()).hasValue(0);
+            assertThat(first.getBean(MeterRegistry.class).get("limiter.backend.duration").tag("backend", "jdbc").timer()
+                    .count()).as("timed as backend=jdbc").isPositive();
+            assertThat(one.tryAcquire("here", "k").allowed()).as("a local limit stays local").isTrue();
+        }));
+    }
+
+    @Test
+    void aLimitChangedAtRunTimeReachesTheOtherInstanceThroughTheDatabase() {
+        onTheDatabase().run((first) -> onTheDatabase().run((second) -> {
+            LimitChanges changes = first.getBean(LimitChanges.class);
+            assertThat(changes.isShared()).isTrue();
+            assertThat(changes.serverName()).isEqualTo("PostgreSQL");
+            changes.change("shared", 450);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(second.getBean(LimitRegistry.class).get("shared").limit()).isEqualTo(450));
+            changes.revert("shared");
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(second.getBean(LimitRegistry.class).get("shared").limit()).isEqualTo(300));
+        }));
+    }
+
+    @Test
+    void healthIsUpWithTheTableAndEachLimitsPolicy() {
+        onTheDatabase().withPropertyValues("limiter.limits.shared.on-failure=fail-closed").run((context) -> {
+            Health health = context.getBean(RateLimiterHealthIndicator.class).health(true);
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("jdbc", "UP").containsEntry("table", "limiter_counters")
+                    .containsEntry("limits", Map.of("shared", "fail-closed"));
+        });
+    }
+
+    @Test
+    void aMissingTableFailsTheStartWithTheDdlAndBothWaysToCreateIt() {
+        onTheDatabase().withPropertyValues("limiter.jdbc.initialize-schema=never", "limiter.jdbc.table=not_created")
+                .run((context) -> {
+                    FailureAnalysis analysis = FailureAnalysisAccess.of(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("limiter.jdbc.table").contains("not_created");
+                    assertThat(analysis.getAction()).contains("classpath:io/slidinglimiter/jdbc/schema-postgresql.sql")
+                            .contains("limiter.jdbc.initialize-schema=always");
+                });
+    }
+
+    @Test
+    void aTableNameSqlCannotTakeFailsTheStart() {
+        FailureAnalysisAccess.assertStartFails(onTheDatabase().withPropertyValues("limiter.jdbc.table=x; drop table y"),
+                (description) -> assertThat(description).contains("limiter.jdbc.table").contains("not a table name"));
+    }
+
+    @Test
+    void aDatabaseOtherThanPostgresqlFailsTheStartNamingTheSupportedOnes() {
+        FailureAnalysisAccess.assertStartFails(this.runner.withPropertyValues("spring.datasource.url=jdbc:h2:mem:other"),
+                (description) -> assertThat(description).contains("limiter.backend").contains("H2")
+                        .contains("PostgreSQL 15 or later"));
+    }
+
+    @Test
+    void aLeaseOnTheDatabaseFailsTheStart() {
+        FailureAnalysisAccess.assertStartFails(onTheDatabase().withPropertyValues("limiter.limits.shared.lease=true"),
+                (description) -> assertThat(description).contains("limiter.limits.shared.lease"));
+    }
+
+    @Test
+    void invalidDatabaseSettingsFailTheStartNamingEachProperty() {
+        FailureAnalysisAccess.assertStartFails(onTheDatabase().withPropertyValues("limiter.jdbc.timeout=0s",
+                "limiter.jdbc.failure-threshold=0", "limiter.jdbc.denial-cache-size=-1"), (description) -> assertThat(
+                        description).contains("limiter.jdbc.timeout").contains("limiter.jdbc.failure-threshold")
+                                .contains("limiter.jdbc.denial-cache-size"));
+    }
+
+    @Test
+    void withoutADataSourceTheStartSaysWhatToAdd() {
+        FailureAnalysisAccess.assertStartFails(new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(LimiterJdbcAutoConfiguration.class, LimiterAutoConfiguration.class))
+                .withPropertyValues("limiter.backend=jdbc"), (description) -> assertThat(description)
+                        .contains("limiter.backend").contains("DataSource"));
+    }
+
+}

@@ -1,0 +1,22 @@
+package io.slidinglimiter.failover;
+
+/**
+ * A remote backend's server could not do what was asked: unreachable, too slow, or failing the call.
+ * <p>
+ * Each backend throws its own kind ({@code RedisBackendException}, {@code JdbcBackendException});
+ * callers that serve every backend alike (the endpoint's 503) catch this one.
+ */
+public class RemoteBackendException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * Creates the exception.
+     * @param message what went wrong, naming the server
+     * @param cause the client's failure, or null
+     */
+    public RemoteBackendException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+}
