@@ -308,7 +308,9 @@ public final class JdbcBackend implements RemoteBackend {
     /**
      * {@inheritDoc}
      * <p>
-     * Also a number the database could not hold (SQLSTATE class 22, data exception).
+     * Also a number the database could not hold (SQLSTATE class 22, data exception), and a key's row
+     * that another session held locked past the timeout (55P03, lock not available): the server
+     * answers every other key.
      */
     @Override
     public boolean isLimitsOwn(Throwable failure) {
@@ -316,7 +318,7 @@ public final class JdbcBackend implements RemoteBackend {
             return true;
         }
         String state = sqlStateOf(failure);
-        return state != null && state.startsWith("22");
+        return state != null && (state.startsWith("22") || state.equals("55P03"));
     }
 
     /**

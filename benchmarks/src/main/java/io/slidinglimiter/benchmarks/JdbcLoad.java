@@ -1,0 +1,204 @@
+package io.slidinglimiter.benchmarks;
+
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntSupplier;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.jdbc.PrimaryKeyMapper;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;
+
+import io.slidinglimiter.RateLimiters;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRegistry;
+import io.slidinglimiter.core.TimeSource;
+import io.slidinglimiter.failover.FailurePolicy;
+import io.slidinglimiter.failover.ResilientBackend;
+import io.slidinglimiter.jdbc.CounterTable;
+import io.slidinglimiter.jdbc.JdbcBackend;
+import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.PostgresServer;
+
+/**
+ * Decisions per second of our database backend from one JVM, against Bucket4j's PostgreSQL proxy
+ * manager and a bare upsert, on the same server through the same pool.
+ * <p>
+ * Ours as an application gets it: {@code RateLimiters} over the core's failover over
+ * {@link JdbcBackend}, as {@code LimiterJdbcAutoConfiguration} builds it. Bucket4j 8.14's
+ * {@code SELECT ... FOR UPDATE} proxy manager (a transaction of three statements per decision), and
+ * a bare single-statement upsert of one counter row ({@code INSERT ... ON CONFLICT DO UPDATE ...
+ * RETURNING}: the ceiling of one round trip). Each at 1, 16 and 64 callers, on 100 000 random keys
+ * and on one hot key, through one Hikari pool of 16 connections, the limit never reached. Starts its
+ * own PostgreSQL server ({@link PostgresServer}) on a free port; rounds alternate the drivers, and
+ * the medians are printed last.
+ * <pre>
+ * java -cp ... io.slidinglimiter.benchmarks.JdbcLoad [seconds per run, default 5] [rounds, default 3]
+ * </pre>
+ */
+public final class JdbcLoad {
+
+    private static final int KEYS = 100_000;
+
+    private static final int[] CALLERS = { 1, 16, 64 };
+
+    private static final int POOL = 16;
+
+    private JdbcLoad() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int seconds = (args.length > 0) ? Integer.parseInt(args[0]) : 5;
+        int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
+        try (PostgresServer server = PostgresServer.start(); HikariDataSource pool = pool(server)) {
+            CounterTable table = new CounterTable(CounterTable.DEFAULT_NAME);
+            server.execute(table.schema());
+            server.execute("CREATE TABLE bucket (id text PRIMARY KEY, state bytea, expires_at bigint)");
+            server.execute("CREATE TABLE bare_counter (k text PRIMARY KEY, n bigint NOT NULL)");
+            Drivers drivers = new Drivers(pool, table);
+            String[] keys = new String[KEYS];
+            for (int i = 0; i < KEYS; i++) {
+                keys[i] = "user-" + i;
+            }
+            Map<String, List<Double>> results = new LinkedHashMap<>();
+            System.out.printf(Locale.ROOT, "%-10s %-8s %8s %12s %9s %9s %12s%n", "driver", "keys", "callers",
+                    "decisions/s", "p50 µs", "p99 µs", "JVM CPU µs");
+            for (int round = 0; round < rounds; round++) {
+                for (int callers : CALLERS) {
+                    for (boolean hot : new boolean[] { false, true }) {
+                        for (Map.Entry<String, RedisLoad.Decider> driver : drivers.all(keys).entrySet()) {
+                            String name = driver.getKey();
+                            IntSupplier key = hot ? () -> 0 : () -> ThreadLocalRandom.current().nextInt(KEYS);
+                            double perSecond = run(name, hot ? "hot" : "random", callers, seconds, driver.getValue(), key);
+                            results.computeIfAbsent(name + "|" + (hot ? "hot" : "random") + "|" + callers,
+                                    (ignored) -> new ArrayList<>()).add(perSecond);
+                        }
+                    }
+                }
+            }
+            System.out.println();
+            System.out.println("Medians of " + rounds + " rounds, decisions per second:");
+            System.out.printf(Locale.ROOT, "%-8s %8s %12s %12s %12s %10s %10s%n", "keys", "callers", "ours",
+                    "Bucket4j", "bare upsert", "/Bucket4j", "/bare");
+            for (String keysMode : new String[] { "random", "hot" }) {
+                for (int callers : CALLERS) {
+                    double ours = median(results.get("ours|" + keysMode + "|" + callers));
+                    double bucket4j = median(results.get("bucket4j|" + keysMode + "|" + callers));
+                    double bare = median(results.get("bare|" + keysMode + "|" + callers));
+                    System.out.printf(Locale.ROOT, "%-8s %8d %12.0f %12.0f %12.0f %9.2fx %9.2fx%n", keysMode, callers,
+                            ours, bucket4j, bare, ours / bucket4j, ours / bare);
+                }
+            }
+            drivers.close();
+        }
+    }
+
+    private static HikariDataSource pool(PostgresServer server) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(server.jdbcUrl());
+        config.setMaximumPoolSize(POOL);
+        config.setMinimumIdle(POOL);
+        return new HikariDataSource(config);
+    }
+
+    /** Two seconds of warm-up, then {@code seconds} measured; prints one row. */
+    private static double run(String name, String keys, int callers, int seconds, RedisLoad.Decider decider,
+            IntSupplier key) throws Exception {
+        RedisLoad.Workers workers = new RedisLoad.Workers(callers, 4_000_000, decider, key);
+        Thread.sleep(2_000);
+        long cpuBefore = jvmCpuNanos();
+        long madeBefore = workers.made();
+        long start = System.nanoTime();
+        workers.measuring.set(true);
+        Thread.sleep(seconds * 1_000L);
+        workers.measuring.set(false);
+        long elapsed = System.nanoTime() - start;
+        long made = workers.made() - madeBefore;
+        long cpu = jvmCpuNanos() - cpuBefore;
+        long[] latencies = workers.stop();
+        double perSecond = made * 1e9 / elapsed;
+        System.out.printf(Locale.ROOT, "%-10s %-8s %8d %12.0f %9.0f %9.0f %12.1f%n", name, keys, callers, perSecond,
+                latencies[latencies.length / 2] / 1e3, latencies[(int) (latencies.length * 0.99)] / 1e3,
+                cpu / 1e3 / Math.max(1, made));
+        return perSecond;
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Double::compare);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static long jvmCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** The three ways to decide, on one pool. */
+    static final class Drivers implements AutoCloseable {
+
+        private final HikariDataSource pool;
+
+        private final ResilientBackend ours;
+
+        private final RateLimiters limiters;
+
+        private final ProxyManager<String> bucket4j;
+
+        private final BucketConfiguration bucketConfiguration;
+
+        Drivers(HikariDataSource pool, CounterTable table) {
+            this.pool = pool;
+            JdbcBackend jdbc = new JdbcBackend(pool, table, Duration.ofMillis(100));
+            this.ours = new ResilientBackend(jdbc, new LocalBackend(TimeSource.ticking(), 1_000_000),
+                    new ResilientBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
+                    TimeSource.ticking(), (ignored) -> { }, jdbc::ping, null);
+            LimitRegistry registry = new LimitRegistry();
+            registry.register(LimitDefinition.of("bench", 1_000_000_000L, Duration.ofSeconds(60), 10));
+            this.limiters = new RateLimiters(registry, this.ours);
+            this.bucket4j = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(pool).primaryKeyMapper(PrimaryKeyMapper.STRING)
+                    .table("bucket").build();
+            this.bucketConfiguration = BucketConfiguration.builder()
+                    .addLimit(Bandwidth.builder().capacity(1_000_000_000L)
+                            .refillGreedy(1_000_000_000L, Duration.ofSeconds(60)).build())
+                    .build();
+        }
+
+        Map<String, RedisLoad.Decider> all(String[] keys) {
+            Map<String, RedisLoad.Decider> drivers = new LinkedHashMap<>();
+            drivers.put("ours", (key) -> this.limiters.tryAcquire("bench", keys[key]).allowed());
+            drivers.put("bucket4j", (key) -> this.bucket4j.builder().build(keys[key], () -> this.bucketConfiguration)
+                    .tryConsume(1));
+            drivers.put("bare", (key) -> {
+                try (Connection connection = this.pool.getConnection(); PreparedStatement upsert = connection
+                        .prepareStatement("INSERT INTO bare_counter (k, n) VALUES (?, 1) ON CONFLICT (k) DO UPDATE"
+                                + " SET n = bare_counter.n + 1 RETURNING n")) {
+                    upsert.setString(1, keys[key]);
+                    try (ResultSet result = upsert.executeQuery()) {
+                        return result.next() && result.getLong(1) > 0;
+                    }
+                }
+            });
+            return drivers;
+        }
+
+        @Override
+        public void close() {
+            this.ours.close();
+        }
+
+    }
+
+}
