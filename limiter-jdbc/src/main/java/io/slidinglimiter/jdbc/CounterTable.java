@@ -30,6 +30,8 @@ public final class CounterTable {
 
     private final String deleteExpired;
 
+    private final String acquireOne;
+
     /**
      * @param name the table's name, as SQL writes it unquoted: lower-case letters, digits and
      * underscores, optionally after a schema and a dot
@@ -42,6 +44,29 @@ public final class CounterTable {
         }
         this.name = name;
         this.decide = "SELECT " + name + "_decide(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        // One sliding-window-counter limit acquired, the common decision: one upsert, whose new row is
+        // counted at once (its first permits always fit) and whose existing row goes through the step
+        // function. Parameters: name, key, sub-windows, window, limit, cost, fixed time, deadline, lock
+        // wait; then window, sub-windows, window, limit, cost for the update, and window for the reply.
+        this.acquireOne = "INSERT INTO " + name + " AS t (limit_name, counter_key, geometry, newest, total, counts,"
+                + " times, generation, expires_at, decision)"
+                + " SELECT a.name, a.key, a.n || ':' || a.slot_ms, a.slot, a.cost,"
+                + " array_fill(0::bigint, ARRAY[(a.slot % a.n)::int]) || a.cost"
+                + " || array_fill(0::bigint, ARRAY[(a.n - 1 - a.slot % a.n)::int]),"
+                + " NULL::bigint[], a.gen, a.now_ms + a.window_ms + 1000,"
+                + " ARRAY[1, a.lim - a.cost, 0, least((a.slot + a.n) * a.slot_ms - a.now_ms, a.window_ms)]"
+                + " FROM (SELECT b.*, b.window_ms / b.n AS slot_ms, b.now_ms / (b.window_ms / b.n) AS slot FROM"
+                + " (SELECT ?::text AS name, ?::text AS key, ?::int AS n, ?::bigint AS window_ms, ?::bigint AS lim,"
+                + " ?::bigint AS cost, coalesce(?::bigint, floor(extract(epoch FROM c) * 1000)::bigint) AS now_ms,"
+                + " floor(extract(epoch FROM c) * 1000000)::bigint AS gen, ?::bigint AS deadline,"
+                + " set_config('lock_timeout', ?, true) AS lock_wait FROM clock_timestamp() AS c) AS b) AS a"
+                + " WHERE a.deadline IS NULL OR a.now_ms <= a.deadline"
+                + " ON CONFLICT (limit_name, counter_key) DO UPDATE SET (geometry, newest, total, counts, times,"
+                + " generation, expires_at, decision) = (SELECT s.s_geometry, s.s_newest, s.s_total, s.s_counts, NULL::bigint[],"
+                + " s.s_generation, s.s_expires_at, s.s_decision FROM " + name + "_step(t.geometry, t.newest, t.total,"
+                + " t.counts, t.generation, t.expires_at, EXCLUDED.expires_at - ?::bigint - 1000, EXCLUDED.generation,"
+                + " ?::int, ?::bigint, ?::bigint, ?::bigint, 1) AS s)"
+                + " RETURNING decision, generation, expires_at - ?::bigint - 1000";
         this.deleteExpired = "DELETE FROM " + name + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + name
                 + " WHERE expires_at < coalesce(?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)"
                 + " LIMIT ? FOR UPDATE SKIP LOCKED))";
@@ -55,6 +80,11 @@ public final class CounterTable {
     /** @return the name of the table of run-time limit changes */
     public String limitsTable() {
         return this.name + "_limits";
+    }
+
+    /** @return the upsert that acquires one sliding-window-counter limit, with its fifteen parameters */
+    String acquireOne() {
+        return this.acquireOne;
     }
 
     /** @return the call of the decide function, with its twelve parameters */

@@ -46,6 +46,9 @@ public final class JdbcBackend implements RemoteBackend {
     /** The largest limit the function counts exactly: totals and charges stay far inside a bigint. */
     public static final long MAX_LIMIT = 1L << 53;
 
+    /** The longest a decision waits for a connection while the pool is busy with decisions that complete. */
+    public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
+
     /** The most keys one report of fallback admissions counts in one statement. */
     static final int KEYS_PER_REPORT = 100;
 
@@ -82,11 +85,24 @@ public final class JdbcBackend implements RemoteBackend {
      * @param timeout the longest a decision waits for a connection and for the database's reply
      */
     public JdbcBackend(DataSource dataSource, CounterTable table, Duration timeout) {
-        this(dataSource, table, timeout, null);
+        this(dataSource, table, timeout, DEFAULT_MAX_WAIT, null);
     }
 
-    private JdbcBackend(DataSource dataSource, CounterTable table, Duration timeout, LongSupplier fixedTime) {
-        this.connections = new JdbcConnections(dataSource, timeout.toMillis());
+    /**
+     * Creates the backend.
+     * @param dataSource the application's data source: a PostgreSQL database holding the table
+     * @param table the counters' table
+     * @param timeout the longest a decision waits for a connection and for the database's reply
+     * @param maxWait the longest a decision waits for a connection while every one is busy with
+     * decisions that complete (the database answers, the application is busy): at least the timeout
+     */
+    public JdbcBackend(DataSource dataSource, CounterTable table, Duration timeout, Duration maxWait) {
+        this(dataSource, table, timeout, maxWait, null);
+    }
+
+    private JdbcBackend(DataSource dataSource, CounterTable table, Duration timeout, Duration maxWait,
+            LongSupplier fixedTime) {
+        this.connections = new JdbcConnections(dataSource, timeout.toMillis(), maxWait.toMillis());
         this.table = table;
         this.fixedTime = fixedTime;
         this.reports = Executors.newSingleThreadExecutor((task) -> {
@@ -106,7 +122,7 @@ public final class JdbcBackend implements RemoteBackend {
      * @return the backend
      */
     public static JdbcBackend atTime(DataSource dataSource, CounterTable table, Duration timeout, LongSupplier clock) {
-        return new JdbcBackend(dataSource, table, timeout, clock);
+        return new JdbcBackend(dataSource, table, timeout, DEFAULT_MAX_WAIT, clock);
     }
 
     /** @return the counters' table */
@@ -130,15 +146,70 @@ public final class JdbcBackend implements RemoteBackend {
         if (requests.isEmpty()) {
             throw new IllegalArgumentException("A decision needs at least one limit");
         }
-        long[] reply = call(ACQUIRE, deadline(), 0, requests, costsOf(requests));
+        if (requests.size() == 1 && requests.get(0).limit().algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) {
+            return acquireOne(requests);
+        }
+        long[] reply = call(ACQUIRE, null, 0, requests, costsOf(requests));
         if (reply[0] == -1) {
-            throw new JdbcBackendException("PostgreSQL ran the decision after its caller stopped waiting"
-                    + " (it changed nothing)", null);
+            throw afterDeadline();
         }
-        if (this.fixedTime == null) {
-            this.clockOffsetMillis = reply[1] - System.currentTimeMillis();
-        }
+        noteClock(reply[1]);
         return decisions(reply, requests, reply[2 + 4 * requests.size()]);
+    }
+
+    /** One sliding-window-counter limit: one upsert ({@link CounterTable#acquireOne()}), the common decision. */
+    private Decisions acquireOne(List<LimitRequest> requests) {
+        LimitRequest request = requests.get(0);
+        LimitDefinition limit = request.limit();
+        try (Connection connection = this.connections.open();
+                PreparedStatement statement = connection.prepareStatement(this.table.acquireOne())) {
+            statement.setString(1, limit.name());
+            statement.setString(2, request.key());
+            statement.setInt(3, limit.subWindows());
+            statement.setLong(4, limit.windowMillis());
+            statement.setLong(5, limit.limit());
+            statement.setLong(6, request.cost());
+            setLong(statement, 7, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
+            setLong(statement, 8, deadline());
+            statement.setString(9, this.connections.lockWait());
+            statement.setLong(10, limit.windowMillis());
+            statement.setInt(11, limit.subWindows());
+            statement.setLong(12, limit.windowMillis());
+            statement.setLong(13, limit.limit());
+            statement.setLong(14, request.cost());
+            statement.setLong(15, limit.windowMillis());
+            long[] decision;
+            long generation;
+            long decidedAt;
+            try (ResultSet result = statement.executeQuery()) {
+                if (!result.next()) {
+                    throw afterDeadline();
+                }
+                decision = values(result.getArray(1));
+                generation = result.getLong(2);
+                decidedAt = result.getLong(3);
+            }
+            JdbcConnections.commitIfAsked(connection);
+            this.connections.answered();
+            noteClock(decidedAt);
+            return new Decisions(decision[0] == 1, List.of(new Decision(decision[0] == 1, limit.limit(), decision[1],
+                    decision[2], decision[3])), decidedAt, generation);
+        }
+        catch (SQLException ex) {
+            throw failure(ACQUIRE, ex);
+        }
+    }
+
+    private static JdbcBackendException afterDeadline() {
+        return new JdbcBackendException("PostgreSQL ran the decision after its caller stopped waiting (it changed"
+                + " nothing)", null);
+    }
+
+    /** Learns the database's clock from a decision's time. */
+    private void noteClock(long databaseMillis) {
+        if (this.fixedTime == null) {
+            this.clockOffsetMillis = databaseMillis - System.currentTimeMillis();
+        }
     }
 
     /** The database time after which a decision sent now changes nothing; null before the clock is known. */
@@ -370,9 +441,10 @@ public final class JdbcBackend implements RemoteBackend {
                 PreparedStatement statement = connection.prepareStatement(this.table.decide())) {
             statement.setString(1, operation);
             setLong(statement, 2, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
-            setLong(statement, 3, atMillis);
+            // An acquisition's deadline counts from now, when the statement goes: a connection is in hand.
+            setLong(statement, 3, ACQUIRE.equals(operation) ? deadline() : atMillis);
             statement.setLong(4, decidedIn);
-            statement.setLong(5, this.connections.timeoutMillis());
+            statement.setLong(5, this.connections.lockWaitMillis());
             statement.setObject(6, names);
             statement.setObject(7, keys);
             statement.setObject(8, algorithms);
@@ -386,6 +458,7 @@ public final class JdbcBackend implements RemoteBackend {
                 reply = values(result.getArray(1));
             }
             JdbcConnections.commitIfAsked(connection);
+            this.connections.answered();
             return reply;
         }
         catch (SQLException ex) {

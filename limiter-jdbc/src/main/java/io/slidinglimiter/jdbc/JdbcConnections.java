@@ -2,6 +2,7 @@ package io.slidinglimiter.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.Executor;
 
 import javax.sql.DataSource;
@@ -11,12 +12,14 @@ import com.zaxxer.hikari.pool.HikariPool;
 
 /**
  * How the backend borrows a connection of the application's pool, never waiting for one, or for a
- * reply on it, past its timeout.
+ * reply on it, past its timeout while the database answers nothing.
  * <p>
  * From Hikari's pool (Spring Boot's) a connection is asked for with the timeout itself, so that a pool
- * the application keeps busy fails the decision to its failure policy in time, not after the pool's
- * own {@code connection-timeout} (30 s by default). Another pool waits as it was configured to. On
- * the connection, the socket waits at most the timeout for the database's reply
+ * the application holds fails the decision to its failure policy in time, not after the pool's own
+ * {@code connection-timeout} (30 s by default). A slow application is not a down database: while the
+ * limiter's statements keep completing (one did within the timeout), every connection is busy with
+ * decisions and a caller waits its turn, up to {@code maxWait}. Another pool waits as it was
+ * configured to. On the connection, the socket waits at most the timeout for the database's reply
  * ({@link Connection#setNetworkTimeout}); the pool restores its own setting when the connection
  * goes back.
  */
@@ -31,15 +34,46 @@ final class JdbcConnections {
 
     private final int timeoutMillis;
 
+    private final long maxWaitNanos;
+
+    /**
+     * {@code lock_timeout} for the database: three quarters of the timeout, so that a wait for another
+     * session's row lock ends with the database's own answer before the socket stops waiting.
+     */
+    private final long lockWaitMillis;
+
+    private final String lockWait;
+
+    /** When a statement of the limiter's last completed, {@link System#nanoTime()}. */
+    private volatile long answeredNanos = System.nanoTime() - Long.MAX_VALUE / 2;
+
     /** Hikari's pool behind the data source, once it is started; null for another pool or before. */
     private volatile HikariPool hikariPool;
 
     /** Whether the pool behind the data source was looked for (it is once a first connection came). */
     private volatile boolean poolKnown;
 
-    JdbcConnections(DataSource dataSource, long timeoutMillis) {
+    JdbcConnections(DataSource dataSource, long timeoutMillis, long maxWaitMillis) {
         this.dataSource = dataSource;
         this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeoutMillis));
+        this.maxWaitNanos = Math.max(this.timeoutMillis, maxWaitMillis) * 1_000_000L;
+        this.lockWaitMillis = Math.max(1, this.timeoutMillis * 3L / 4);
+        this.lockWait = this.lockWaitMillis + "ms";
+    }
+
+    /** @return {@code lock_timeout}'s value, {@link #lockWaitMillis()} as the setting writes it */
+    String lockWait() {
+        return this.lockWait;
+    }
+
+    /** @return the longest wait for another session's row lock: three quarters of the timeout */
+    long lockWaitMillis() {
+        return this.lockWaitMillis;
+    }
+
+    /** Notes that a statement completed: the database answers. */
+    void answered() {
+        this.answeredNanos = System.nanoTime();
     }
 
     /** @return the longest wait for a connection, or for a reply on it, in milliseconds */
@@ -54,7 +88,7 @@ final class JdbcConnections {
      */
     Connection open() throws SQLException {
         HikariPool pool = this.hikariPool;
-        Connection connection = (pool != null) ? pool.getConnection(this.timeoutMillis) : openFirst();
+        Connection connection = (pool != null) ? fromPool(pool) : openFirst();
         try {
             connection.setNetworkTimeout(CALLER, this.timeoutMillis);
             return connection;
@@ -62,6 +96,23 @@ final class JdbcConnections {
         catch (SQLException | RuntimeException ex) {
             connection.close();
             throw ex;
+        }
+    }
+
+    /** A connection of Hikari's pool within the timeout, or within {@code maxWait} while decisions complete. */
+    private Connection fromPool(HikariPool pool) throws SQLException {
+        long startNanos = System.nanoTime();
+        while (true) {
+            try {
+                return pool.getConnection(this.timeoutMillis);
+            }
+            catch (SQLTransientConnectionException ex) {
+                long now = System.nanoTime();
+                boolean answering = now - this.answeredNanos <= this.timeoutMillis * 1_000_000L;
+                if (!answering || now - startNanos >= this.maxWaitNanos) {
+                    throw ex;
+                }
+            }
         }
     }
 

@@ -40,7 +40,7 @@ public final class JdbcLimitOverrides implements SharedLimitChanges {
      * @param timeout the longest a statement waits
      */
     public JdbcLimitOverrides(DataSource dataSource, CounterTable table, Duration timeout) {
-        this.connections = new JdbcConnections(dataSource, timeout.toMillis());
+        this.connections = new JdbcConnections(dataSource, timeout.toMillis(), timeout.toMillis());
         String limits = table.limitsTable();
         this.store = "INSERT INTO " + limits + " (limit_name, stored) VALUES (?, ?)"
                 + " ON CONFLICT (limit_name) DO UPDATE SET stored = EXCLUDED.stored";

@@ -9,7 +9,8 @@
 -- 'log:<window millis>', total, times and counts its admissions (time in epoch millis, permits),
 -- oldest first. generation: the database's microseconds when the row was made, so that a refund of a
 -- decision made before a reset gives nothing back. expires_at: epoch millis after which the row
--- holds nothing in any window; rows past it are deleted in the background.
+-- holds nothing in any window; rows past it are deleted in the background. decision: what the last
+-- acquisition by the one-limit statement (CounterTable) was told, which it returns.
 CREATE TABLE IF NOT EXISTS limiter_counters (
     limit_name  text     NOT NULL,
     counter_key text     NOT NULL,
@@ -20,7 +21,8 @@ CREATE TABLE IF NOT EXISTS limiter_counters (
     times       bigint[],
     generation  bigint   NOT NULL,
     expires_at  bigint   NOT NULL,
-    CONSTRAINT limiter_counters_pk PRIMARY KEY (limit_name, counter_key)
+    decision    bigint[],
+    PRIMARY KEY (limit_name, counter_key)
 ) WITH (fillfactor = 70);
 
 -- Limits changed at run time, for every instance: the limit and the configured limit it replaced,
@@ -29,6 +31,90 @@ CREATE TABLE IF NOT EXISTS limiter_counters_limits (
     limit_name text NOT NULL PRIMARY KEY,
     stored     text NOT NULL
 );
+
+-- The sliding window counter, mirroring io.slidinglimiter.local.SlidingWindowCounter: one key's row as
+-- a decision at now_ms finds it (the sub-windows that left the window emptied; a row of another
+-- geometry, or idle past its window, counted as empty), what a call of cost would be told, and the
+-- row after it when mode says to count it: 0 never, 1 if it fits, 2 whether or not it fits (a
+-- settle's charge). decision: { allowed (1 or 0), remaining, retry-after millis, reset-after millis }.
+-- fresh: the row starts anew; changed: the row differs from the one given. Reads and writes no table.
+CREATE OR REPLACE FUNCTION limiter_counters_step(geometry text, newest bigint, total bigint, counts bigint[],
+        stamp bigint, expires_at bigint, now_ms bigint, generation bigint, n int, window_ms bigint, lim bigint,
+        cost bigint, mode int, OUT s_geometry text, OUT s_newest bigint, OUT s_total bigint, OUT s_counts bigint[],
+        OUT s_generation bigint, OUT s_expires_at bigint, OUT s_decision bigint[], OUT s_fresh boolean,
+        OUT s_changed boolean)
+    LANGUAGE plpgsql IMMUTABLE
+AS $$
+#variable_conflict use_variable
+DECLARE
+    slot_ms bigint := window_ms / n;
+    slot bigint := now_ms / slot_ms;
+    cur bigint; t bigint; ring bigint[]; s bigint; excess bigint; freed bigint;
+    wait bigint := 0; reset_after bigint := 0; added boolean := false;
+BEGIN
+    s_geometry := n || ':' || slot_ms;
+    s_changed := false;
+    s_fresh := geometry IS DISTINCT FROM s_geometry OR expires_at < now_ms OR slot - newest >= n;
+    IF s_fresh THEN
+        cur := slot; t := 0; stamp := generation; ring := array_fill(0::bigint, ARRAY[n]);
+    ELSE
+        cur := newest; t := total; ring := counts;
+        IF slot > cur THEN
+            -- The sub-windows being reused leave the window. (Time that stepped back counts in the newest.)
+            s := cur + 1;
+            WHILE s <= slot LOOP
+                t := t - ring[s % n + 1];
+                ring[s % n + 1] := 0;
+                s := s + 1;
+            END LOOP;
+            cur := slot;
+            s_changed := true;
+        END IF;
+    END IF;
+    excess := t + cost - lim;
+    IF excess > 0 THEN
+        -- Until the oldest sub-windows whose permits cover the excess have left the window.
+        wait := window_ms;
+        freed := 0;
+        s := cur - n + 1;
+        WHILE s <= cur LOOP
+            freed := freed + ring[s % n + 1];
+            IF freed >= excess THEN
+                wait := (s + n) * slot_ms - now_ms;
+                EXIT;
+            END IF;
+            s := s + 1;
+        END LOOP;
+    END IF;
+    IF mode = 2 OR (mode = 1 AND wait = 0) THEN
+        ring[cur % n + 1] := ring[cur % n + 1] + cost;
+        t := t + cost;
+        added := true;
+        s_changed := true;
+    END IF;
+    IF t > 0 THEN
+        IF added THEN
+            reset_after := (cur + n) * slot_ms - now_ms;
+        ELSE
+            s := cur;
+            WHILE s > cur - n LOOP
+                IF ring[s % n + 1] > 0 THEN
+                    reset_after := (s + n) * slot_ms - now_ms;
+                    EXIT;
+                END IF;
+                s := s - 1;
+            END LOOP;
+        END IF;
+    END IF;
+    s_newest := cur;
+    s_total := t;
+    s_counts := ring;
+    s_generation := stamp;
+    s_expires_at := now_ms + window_ms + 1000;
+    s_decision := ARRAY[CASE WHEN wait = 0 THEN 1 ELSE 0 END, greatest(0, lim - t), least(wait, window_ms),
+            least(reset_after, window_ms)];
+END;
+$$;
 
 -- Decides, all or nothing, one call's limits, or peeks at, resets, refunds or settles them.
 --   operation    'acquire', 'peek', 'reset', 'refund', 'settle'
@@ -70,7 +156,7 @@ DECLARE
     fresh boolean; dirty boolean; added boolean;
     total bigint; stamp bigint; ring bigint[]; times bigint[]; geometry text;
     excess bigint; freed bigint; wait bigint; reset_after bigint; held bigint; taken bigint; left_ bigint;
-    oldest bigint; amount bigint; made_after boolean; used bigint[] := '{}';
+    oldest bigint; amount bigint; made_after boolean; used bigint[] := '{}'; mode int; st record;
 BEGIN
     IF lock_wait > 0 AND operation <> 'peek' THEN
         PERFORM set_config('lock_timeout', lock_wait || 'ms', true);
@@ -119,66 +205,35 @@ BEGIN
             added := false;
             dirty := false;
             IF algorithms[i] = 0 THEN
-                -- Sliding window counter, mirroring io.slidinglimiter.local.SlidingWindowCounter.
-                n := sub_windows[i];
-                slot_ms := windows[i] / n;
-                slot := now_ms / slot_ms;
-                geometry := n || ':' || slot_ms;
-                fresh := NOT present[i] OR rec.geometry IS DISTINCT FROM geometry OR rec.expires_at < now_ms
-                        OR slot - rec.newest >= n;
-                IF fresh THEN
-                    cur := slot; total := 0; stamp := generation; ring := array_fill(0::bigint, ARRAY[n]);
-                ELSE
-                    cur := rec.newest; total := rec.total; stamp := rec.generation; ring := rec.counts;
-                    IF slot > cur THEN
-                        -- The sub-windows being reused leave the window.
-                        s := cur + 1;
-                        WHILE s <= slot LOOP
-                            total := total - ring[s % n + 1];
-                            ring[s % n + 1] := 0;
-                            s := s + 1;
-                        END LOOP;
-                        cur := slot;
-                        dirty := true;
-                    END IF;
+                -- Sliding window counter: limiter_counters_step, which counts only in the second pass.
+                mode := 0;
+                IF pass = 2 AND operation = 'acquire' AND all_fit THEN
+                    mode := 1;
+                ELSIF pass = 2 AND operation = 'settle' AND costs[i] > 0 THEN
+                    mode := 2;
                 END IF;
+                SELECT * INTO st FROM limiter_counters_step(rec.geometry, rec.newest, rec.total, rec.counts,
+                    rec.generation, rec.expires_at, now_ms, generation, sub_windows[i], windows[i], limits[i], costs[i],
+                    mode);
                 IF pass = 1 THEN
-                    excess := total + costs[i] - limits[i];
-                    wait := 0;
-                    IF excess > 0 THEN
-                        wait := windows[i];
-                        freed := 0;
-                        s := cur - n + 1;
-                        WHILE s <= cur LOOP
-                            freed := freed + ring[s % n + 1];
-                            IF freed >= excess THEN
-                                wait := (s + n) * slot_ms - now_ms;
-                                EXIT;
-                            END IF;
-                            s := s + 1;
-                        END LOOP;
-                    END IF;
-                    waits[i] := wait;
-                    all_fit := all_fit AND wait = 0;
+                    waits[i] := st.s_decision[3];
+                    all_fit := all_fit AND st.s_decision[1] = 1;
                     CONTINUE;
                 END IF;
-                amount := costs[i];
-                IF operation = 'acquire' AND all_fit THEN
-                    ring[cur % n + 1] := ring[cur % n + 1] + amount;
-                    total := total + amount;
-                    added := true;
-                    dirty := true;
-                ELSIF operation = 'settle' AND amount > 0 THEN
-                    ring[cur % n + 1] := ring[cur % n + 1] + amount;
-                    total := total + amount;
-                    dirty := true;
-                ELSIF operation IN ('refund', 'settle') AND NOT fresh THEN
-                    IF operation = 'settle' THEN
-                        amount := -amount;
-                    END IF;
+                n := sub_windows[i];
+                slot_ms := windows[i] / n;
+                cur := st.s_newest;
+                total := st.s_total;
+                ring := st.s_counts;
+                dirty := st.s_changed;
+                amount := CASE WHEN operation = 'settle' THEN -costs[i] ELSE costs[i] END;
+                IF operation IN ('refund', 'settle') AND amount > 0 AND NOT st.s_fresh THEN
+                    -- Gives back what an admission at at_millis took, if its sub-window is still in the window
+                    -- and the row was not made after it (a reset, an expiry).
                     slot := at_millis / slot_ms;
-                    made_after := CASE WHEN decided_in > 0 THEN decided_in < stamp ELSE at_millis < stamp / 1000 END;
-                    IF amount > 0 AND slot <= cur AND slot > cur - n AND NOT made_after THEN
+                    made_after := CASE WHEN decided_in > 0 THEN decided_in < st.s_generation
+                            ELSE at_millis < st.s_generation / 1000 END;
+                    IF slot <= cur AND slot > cur - n AND NOT made_after THEN
                         held := ring[slot % n + 1];
                         taken := least(held, amount);
                         IF taken > 0 THEN
@@ -189,25 +244,15 @@ BEGIN
                     END IF;
                 END IF;
                 IF dirty AND operation <> 'peek' THEN
-                    UPDATE limiter_counters SET geometry = geometry, newest = cur, total = total, counts = ring,
-                            times = NULL, generation = stamp, expires_at = now_ms + windows[i] + 1000
+                    UPDATE limiter_counters SET geometry = st.s_geometry, newest = cur, total = total, counts = ring,
+                            times = NULL, generation = st.s_generation, expires_at = st.s_expires_at
                         WHERE limit_name = names[i] AND counter_key = keys[i];
                 END IF;
-                reset_after := 0;
-                IF total > 0 THEN
-                    IF added THEN
-                        reset_after := (cur + n) * slot_ms - now_ms;
-                    ELSE
-                        s := cur;
-                        WHILE s > cur - n LOOP
-                            IF ring[s % n + 1] > 0 THEN
-                                reset_after := (s + n) * slot_ms - now_ms;
-                                EXIT;
-                            END IF;
-                            s := s - 1;
-                        END LOOP;
-                    END IF;
+                IF operation IN ('acquire', 'peek') THEN
+                    result := result || st.s_decision;
+                    used[i] := total;
                 END IF;
+                CONTINUE;
             ELSE
                 -- Sliding log, mirroring io.slidinglimiter.local.SlidingLog: a permit counts while its
                 -- time is in (now - window, now].
