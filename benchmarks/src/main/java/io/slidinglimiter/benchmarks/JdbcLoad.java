@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -73,15 +74,16 @@ public final class JdbcLoad {
                 keys[i] = "user-" + i;
             }
             Map<String, List<Double>> results = new LinkedHashMap<>();
-            System.out.printf(Locale.ROOT, "%-10s %-8s %8s %12s %9s %9s %12s%n", "driver", "keys", "callers",
-                    "decisions/s", "p50 µs", "p99 µs", "JVM CPU µs");
+            System.out.printf(Locale.ROOT, "%-10s %-8s %8s %12s %9s %9s %12s %10s%n", "driver", "keys", "callers",
+                    "decisions/s", "p50 µs", "p99 µs", "JVM CPU µs", "in the DB");
             for (int round = 0; round < rounds; round++) {
                 for (int callers : CALLERS) {
                     for (boolean hot : new boolean[] { false, true }) {
                         for (Map.Entry<String, RedisLoad.Decider> driver : drivers.all(keys).entrySet()) {
                             String name = driver.getKey();
                             IntSupplier key = hot ? () -> 0 : () -> ThreadLocalRandom.current().nextInt(KEYS);
-                            double perSecond = run(name, hot ? "hot" : "random", callers, seconds, driver.getValue(), key);
+                            double perSecond = run(name, hot ? "hot" : "random", callers, seconds, driver.getValue(), key,
+                                    "ours".equals(name) ? drivers.fallbacks::sum : () -> 0);
                             results.computeIfAbsent(name + "|" + (hot ? "hot" : "random") + "|" + callers,
                                     (ignored) -> new ArrayList<>()).add(perSecond);
                         }
@@ -115,7 +117,8 @@ public final class JdbcLoad {
 
     /** Two seconds of warm-up, then {@code seconds} measured; prints one row. */
     private static double run(String name, String keys, int callers, int seconds, RedisLoad.Decider decider,
-            IntSupplier key) throws Exception {
+            IntSupplier key, LongSupplier fallbacks) throws Exception {
+        long fallbacksBefore = fallbacks.getAsLong();
         RedisLoad.Workers workers = new RedisLoad.Workers(callers, 4_000_000, decider, key);
         Thread.sleep(2_000);
         long cpuBefore = jvmCpuNanos();
@@ -128,10 +131,12 @@ public final class JdbcLoad {
         long made = workers.made() - madeBefore;
         long cpu = jvmCpuNanos() - cpuBefore;
         long[] latencies = workers.stop();
+        // Every decision of the run, warm-up included, against those the failure policy made.
+        double inDatabase = 100.0 * (1 - (fallbacks.getAsLong() - fallbacksBefore) / (double) workers.made());
         double perSecond = made * 1e9 / elapsed;
-        System.out.printf(Locale.ROOT, "%-10s %-8s %8d %12.0f %9.0f %9.0f %12.1f%n", name, keys, callers, perSecond,
-                latencies[latencies.length / 2] / 1e3, latencies[(int) (latencies.length * 0.99)] / 1e3,
-                cpu / 1e3 / Math.max(1, made));
+        System.out.printf(Locale.ROOT, "%-10s %-8s %8d %12.0f %9.0f %9.0f %12.1f %9.2f%%%n", name, keys, callers,
+                perSecond, latencies[latencies.length / 2] / 1e3, latencies[(int) (latencies.length * 0.99)] / 1e3,
+                cpu / 1e3 / Math.max(1, made), inDatabase);
         return perSecond;
     }
 
@@ -159,12 +164,15 @@ public final class JdbcLoad {
 
         private final BucketConfiguration bucketConfiguration;
 
+        /** Decisions of ours that the failure policy made, the database not answering in time. */
+        final java.util.concurrent.atomic.LongAdder fallbacks = new java.util.concurrent.atomic.LongAdder();
+
         Drivers(HikariDataSource pool, CounterTable table) {
             this.pool = pool;
             JdbcBackend jdbc = new JdbcBackend(pool, table, Duration.ofMillis(100));
             this.ours = new ResilientBackend(jdbc, new LocalBackend(TimeSource.ticking(), 1_000_000),
                     new ResilientBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
-                    TimeSource.ticking(), (ignored) -> { }, jdbc::ping, null);
+                    TimeSource.ticking(), (ignored) -> this.fallbacks.increment(), jdbc::ping, null);
             LimitRegistry registry = new LimitRegistry();
             registry.register(LimitDefinition.of("bench", 1_000_000_000L, Duration.ofSeconds(60), 10));
             this.limiters = new RateLimiters(registry, this.ours);

@@ -91,6 +91,41 @@ public final class PostgresServer implements AutoCloseable {
         run(List.of(binary("pg_ctl"), "-D", data(), "stop", "-m", "immediate", "-w"));
     }
 
+    /**
+     * Stops every process of the server where it stands (SIGSTOP), as a host that stalls would: its
+     * sockets stay open, nothing answers. {@link #resume()} lets them run on.
+     */
+    public void pause() {
+        signal("-STOP");
+    }
+
+    /** Lets a paused server run on (SIGCONT). */
+    public void resume() {
+        signal("-CONT");
+    }
+
+    /** Signals the postmaster and its children, found by the postmaster's pid file. */
+    private void signal(String signal) {
+        try {
+            String postmaster = Files.readAllLines(this.directory.resolve("data/postmaster.pid")).get(0).trim();
+            List<String> pids = new ArrayList<>(List.of(postmaster));
+            Process children = new ProcessBuilder("pgrep", "-P", postmaster).start();
+            pids.addAll(new String(children.getInputStream().readAllBytes()).lines().map(String::trim)
+                    .filter((line) -> !line.isEmpty()).toList());
+            children.waitFor(10, TimeUnit.SECONDS);
+            List<String> command = new ArrayList<>(List.of("kill", signal));
+            command.addAll(pids);
+            runAsIs(command);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
     /** Starts the server (again) on its port, with the data it had. */
     public void startAgain() {
         // fsync off: what a test's stop loses is what a crash of the process loses (the kernel keeps it),

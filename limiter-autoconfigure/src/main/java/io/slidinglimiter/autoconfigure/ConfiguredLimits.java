@@ -291,6 +291,13 @@ final class ConfiguredLimits {
     private static void checkJdbc(LimiterProperties.Jdbc jdbc, List<Problem> problems) {
         requirePositive(jdbc.getTimeout(), "limiter.jdbc.timeout", "the longest a decision may wait for the"
                 + " database, for example 100ms", problems);
+        if (jdbc.getTimeout() != null && jdbc.getMaxWait() != null && !jdbc.getTimeout().isNegative()
+                && jdbc.getMaxWait().compareTo(jdbc.getTimeout()) < 0) {
+            problems.add(new Problem("limiter.jdbc.max-wait", "(" + jdbc.getMaxWait().toMillis()
+                    + "ms) is shorter than limiter.jdbc.timeout (" + jdbc.getTimeout().toMillis() + "ms)",
+                    "Set limiter.jdbc.max-wait, the longest a decision waits for a connection while decisions"
+                            + " complete, to at least limiter.jdbc.timeout, for example 2s."));
+        }
         if (jdbc.getFailureThreshold() < 1) {
             problems.add(new Problem("limiter.jdbc.failure-threshold", "must be at least 1 but was "
                     + jdbc.getFailureThreshold(), "Set limiter.jdbc.failure-threshold to the failures in a row"

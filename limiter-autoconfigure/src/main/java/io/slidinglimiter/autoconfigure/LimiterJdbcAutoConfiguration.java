@@ -65,7 +65,7 @@ public class LimiterJdbcAutoConfiguration {
         }
         JdbcSchemaSetup.prepare(database, table, jdbcProperties.getInitializeSchema(), properties);
         TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
-        JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout());
+        JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout(), jdbcProperties.getMaxWait());
         Map<String, FailurePolicy> policies = new HashMap<>();
         properties.getLimits().forEach((name, limit) -> {
             if (limit.getOnFailure() != null) {
@@ -104,10 +104,9 @@ public class LimiterJdbcAutoConfiguration {
     /** Limits changed at run time reach every instance through the database, read every second. */
     @Bean
     @ConditionalOnMissingBean
-    LimitChanges limitChanges(LimitRegistry limitRegistry, LimiterJdbc limiterJdbc, ObjectProvider<DataSource> dataSource,
-            LimiterProperties properties, RateLimitBackend rateLimitBackend) {
-        return new LimitChanges(limitRegistry, new JdbcLimitOverrides(dataSource.getIfUnique(), limiterJdbc.table(),
-                properties.getJdbc().getTimeout()), 1_000, rateLimitBackend::largestLimit,
+    LimitChanges limitChanges(LimitRegistry limitRegistry, LimiterJdbc limiterJdbc, RateLimitBackend rateLimitBackend) {
+        return new LimitChanges(limitRegistry, new JdbcLimitOverrides(limiterJdbc.jdbc()), 1_000,
+                rateLimitBackend::largestLimit,
                 () -> !limiterJdbc.backend().failoverStatus().isFailing());
     }
 

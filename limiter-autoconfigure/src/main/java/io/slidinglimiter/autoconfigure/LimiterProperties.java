@@ -569,6 +569,12 @@ public class LimiterProperties {
         private Duration timeout = Duration.ofMillis(100);
 
         /**
+         * Longest a decision waits for a connection of the pool while every one is busy with
+         * decisions that complete: a busy application is not a down database. At least the timeout.
+         */
+        private Duration maxWait = Duration.ofSeconds(2);
+
+        /**
          * The counters' table. Its run-time limit changes live in <table>_limits, its decide function
          * is <table>_decide.
          */
@@ -617,6 +623,14 @@ public class LimiterProperties {
 
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+
+        public Duration getMaxWait() {
+            return this.maxWait;
+        }
+
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
         }
 
         public String getTable() {

@@ -125,6 +125,11 @@ public final class JdbcBackend implements RemoteBackend {
         return new JdbcBackend(dataSource, table, timeout, DEFAULT_MAX_WAIT, clock);
     }
 
+    /** @return how its statements borrow connections and wait, which the run-time changes share */
+    JdbcConnections connections() {
+        return this.connections;
+    }
+
     /** @return the counters' table */
     public CounterTable table() {
         return this.table;
@@ -178,19 +183,22 @@ public final class JdbcBackend implements RemoteBackend {
             statement.setLong(13, limit.limit());
             statement.setLong(14, request.cost());
             statement.setLong(15, limit.windowMillis());
-            long[] decision;
-            long generation;
-            long decidedAt;
-            try (ResultSet result = statement.executeQuery()) {
-                if (!result.next()) {
-                    throw afterDeadline();
+            long[] row = this.connections.run(connection, () -> {
+                try (ResultSet result = statement.executeQuery()) {
+                    if (!result.next()) {
+                        return null;
+                    }
+                    long[] decision = values(result.getArray(1));
+                    return new long[] { decision[0], decision[1], decision[2], decision[3], result.getLong(2),
+                            result.getLong(3) };
                 }
-                decision = values(result.getArray(1));
-                generation = result.getLong(2);
-                decidedAt = result.getLong(3);
+            });
+            if (row == null) {
+                throw afterDeadline();
             }
-            JdbcConnections.commitIfAsked(connection);
-            this.connections.answered();
+            long generation = row[4];
+            long decidedAt = row[5];
+            long[] decision = row;
             noteClock(decidedAt);
             return new Decisions(decision[0] == 1, List.of(new Decision(decision[0] == 1, limit.limit(), decision[1],
                     decision[2], decision[3])), decidedAt, generation);
@@ -212,13 +220,19 @@ public final class JdbcBackend implements RemoteBackend {
         }
     }
 
-    /** The database time after which a decision sent now changes nothing; null before the clock is known. */
+    /**
+     * The database time after which a decision sent now changes nothing: when its caller stops waiting
+     * for a database that answers (max-wait); null before the database's clock is known. A statement
+     * in flight when the database stalled, whose caller the statement watch released after the
+     * timeout, may still count if the database wakes before then: an over-count of at most the
+     * statements in flight, never an under-count.
+     */
     private Long deadline() {
         long offset = this.clockOffsetMillis;
         if (this.fixedTime != null || offset == Long.MIN_VALUE) {
             return null;
         }
-        return System.currentTimeMillis() + offset + this.connections.timeoutMillis();
+        return System.currentTimeMillis() + offset + this.connections.maxWaitMillis();
     }
 
     @Override
@@ -297,9 +311,7 @@ public final class JdbcBackend implements RemoteBackend {
                 PreparedStatement statement = connection.prepareStatement(this.table.deleteExpired())) {
             setLong(statement, 1, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
             statement.setInt(2, atMost);
-            int deleted = statement.executeUpdate();
-            JdbcConnections.commitIfAsked(connection);
-            return deleted;
+            return this.connections.run(connection, statement::executeUpdate);
         }
         catch (SQLException ex) {
             throw failure("delete idle counters", ex);
@@ -314,8 +326,7 @@ public final class JdbcBackend implements RemoteBackend {
      */
     public boolean ping() {
         try (Connection connection = this.connections.open(); Statement statement = connection.createStatement()) {
-            statement.execute("SELECT 1");
-            return true;
+            return this.connections.run(connection, () -> statement.execute("SELECT 1") || true);
         }
         catch (SQLException ex) {
             throw failure("answer SELECT 1", ex);
@@ -408,6 +419,7 @@ public final class JdbcBackend implements RemoteBackend {
     @Override
     public void close() {
         this.reports.shutdownNow();
+        this.connections.close();
     }
 
     /**
@@ -452,14 +464,12 @@ public final class JdbcBackend implements RemoteBackend {
             statement.setObject(10, subWindows);
             statement.setObject(11, limits);
             statement.setObject(12, costs);
-            long[] reply;
-            try (ResultSet result = statement.executeQuery()) {
-                result.next();
-                reply = values(result.getArray(1));
-            }
-            JdbcConnections.commitIfAsked(connection);
-            this.connections.answered();
-            return reply;
+            return this.connections.run(connection, () -> {
+                try (ResultSet result = statement.executeQuery()) {
+                    result.next();
+                    return values(result.getArray(1));
+                }
+            });
         }
         catch (SQLException ex) {
             throw failure(operation, ex);
@@ -468,8 +478,7 @@ public final class JdbcBackend implements RemoteBackend {
 
     private void update(String sql) {
         try (Connection connection = this.connections.open(); Statement statement = connection.createStatement()) {
-            statement.executeUpdate(sql);
-            JdbcConnections.commitIfAsked(connection);
+            this.connections.run(connection, () -> statement.executeUpdate(sql));
         }
         catch (SQLException ex) {
             throw failure(sql, ex);

@@ -19,9 +19,9 @@ import com.zaxxer.hikari.pool.HikariPool;
  * {@code connection-timeout} (30 s by default). A slow application is not a down database: while the
  * limiter's statements keep completing (one did within the timeout), every connection is busy with
  * decisions and a caller waits its turn, up to {@code maxWait}. Another pool waits as it was
- * configured to. On the connection, the socket waits at most the timeout for the database's reply
- * ({@link Connection#setNetworkTimeout}); the pool restores its own setting when the connection
- * goes back.
+ * configured to. On the connection, the reply is awaited likewise: at most {@code maxWait} (the
+ * socket's timeout, {@link Connection#setNetworkTimeout}, which the pool restores when the connection
+ * goes back), and no longer than the timeout while the database answers nothing ({@link StatementWatch}).
  */
 final class JdbcConnections {
 
@@ -44,8 +44,8 @@ final class JdbcConnections {
 
     private final String lockWait;
 
-    /** When a statement of the limiter's last completed, {@link System#nanoTime()}. */
-    private volatile long answeredNanos = System.nanoTime() - Long.MAX_VALUE / 2;
+    /** Ends a statement whose reply is late while the database answers nothing. */
+    private final StatementWatch watch;
 
     /** Hikari's pool behind the data source, once it is started; null for another pool or before. */
     private volatile HikariPool hikariPool;
@@ -59,6 +59,22 @@ final class JdbcConnections {
         this.maxWaitNanos = Math.max(this.timeoutMillis, maxWaitMillis) * 1_000_000L;
         this.lockWaitMillis = Math.max(1, this.timeoutMillis * 3L / 4);
         this.lockWait = this.lockWaitMillis + "ms";
+        this.watch = new StatementWatch(this.timeoutMillis);
+    }
+
+    /** @return the watch of this backend's statements in flight */
+    StatementWatch watch() {
+        return this.watch;
+    }
+
+    /** Stops watching statements. */
+    void close() {
+        this.watch.close();
+    }
+
+    /** @return the longest a caller waits for a connection or a reply while the database answers */
+    long maxWaitMillis() {
+        return this.maxWaitNanos / 1_000_000;
     }
 
     /** @return {@code lock_timeout}'s value, {@link #lockWaitMillis()} as the setting writes it */
@@ -71,10 +87,7 @@ final class JdbcConnections {
         return this.lockWaitMillis;
     }
 
-    /** Notes that a statement completed: the database answers. */
-    void answered() {
-        this.answeredNanos = System.nanoTime();
-    }
+
 
     /** @return the longest wait for a connection, or for a reply on it, in milliseconds */
     int timeoutMillis() {
@@ -82,7 +95,8 @@ final class JdbcConnections {
     }
 
     /**
-     * A connection of the pool whose replies are awaited at most the timeout.
+     * A connection of the pool whose replies are awaited at most {@code maxWait}, and no longer than
+     * the timeout while the database answers nothing ({@link StatementWatch}).
      * @return the connection, to be closed by the caller
      * @throws SQLException when none came within the timeout, or the database cannot be reached
      */
@@ -90,7 +104,7 @@ final class JdbcConnections {
         HikariPool pool = this.hikariPool;
         Connection connection = (pool != null) ? fromPool(pool) : openFirst();
         try {
-            connection.setNetworkTimeout(CALLER, this.timeoutMillis);
+            connection.setNetworkTimeout(CALLER, (int) Math.min(Integer.MAX_VALUE, this.maxWaitNanos / 1_000_000));
             return connection;
         }
         catch (SQLException | RuntimeException ex) {
@@ -107,9 +121,7 @@ final class JdbcConnections {
                 return pool.getConnection(this.timeoutMillis);
             }
             catch (SQLTransientConnectionException ex) {
-                long now = System.nanoTime();
-                boolean answering = now - this.answeredNanos <= this.timeoutMillis * 1_000_000L;
-                if (!answering || now - startNanos >= this.maxWaitNanos) {
+                if (!this.watch.isAnswering() || System.nanoTime() - startNanos >= this.maxWaitNanos) {
                     throw ex;
                 }
             }
@@ -124,6 +136,49 @@ final class JdbcConnections {
             this.poolKnown = true;
         }
         return connection;
+    }
+
+    /**
+     * Runs a statement on a connection of {@link #open()}, watched ({@link StatementWatch}), then
+     * commits if the pool hands out connections without auto-commit.
+     * @param connection the connection
+     * @param call the statement's work
+     * @param <T> what it returns
+     * @return what the work returned
+     * @throws SQLException as the driver threw it; for a statement the watch ended, one that says the
+     * database answered nothing for the timeout (SQLSTATE 08006)
+     */
+    <T> T run(Connection connection, Call<T> call) throws SQLException {
+        StatementWatch.Watched watched = this.watch.begin(connection);
+        boolean replied = false;
+        try {
+            T result = call.run();
+            commitIfAsked(connection);
+            replied = true;
+            return result;
+        }
+        catch (SQLException ex) {
+            if (watched.aborted) {
+                throw new SQLException("PostgreSQL answered nothing for " + this.timeoutMillis + " ms", "08006", ex);
+            }
+            String state = ex.getSQLState();
+            replied = state != null && !state.startsWith("08");
+            throw ex;
+        }
+        finally {
+            this.watch.end(watched, replied);
+        }
+    }
+
+    /**
+     * A statement's work.
+     * @param <T> what it returns
+     */
+    @FunctionalInterface
+    interface Call<T> {
+
+        T run() throws SQLException;
+
     }
 
     /**

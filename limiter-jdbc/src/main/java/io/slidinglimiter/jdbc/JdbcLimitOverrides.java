@@ -4,11 +4,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-
-import javax.sql.DataSource;
 
 import io.slidinglimiter.core.SharedLimitChanges;
 
@@ -34,14 +31,12 @@ public final class JdbcLimitOverrides implements SharedLimitChanges {
     private final String load;
 
     /**
-     * Creates the store.
-     * @param dataSource the application's data source
-     * @param table the counters' table, whose {@code _limits} table this is
-     * @param timeout the longest a statement waits
+     * Creates the store, in the database of a backend, waiting as its decisions do.
+     * @param backend the backend, whose table's {@code _limits} table this is
      */
-    public JdbcLimitOverrides(DataSource dataSource, CounterTable table, Duration timeout) {
-        this.connections = new JdbcConnections(dataSource, timeout.toMillis(), timeout.toMillis());
-        String limits = table.limitsTable();
+    public JdbcLimitOverrides(JdbcBackend backend) {
+        this.connections = backend.connections();
+        String limits = backend.table().limitsTable();
         this.store = "INSERT INTO " + limits + " (limit_name, stored) VALUES (?, ?)"
                 + " ON CONFLICT (limit_name) DO UPDATE SET stored = EXCLUDED.stored";
         this.remove = "DELETE FROM " + limits + " WHERE limit_name = ?";
@@ -88,14 +83,16 @@ public final class JdbcLimitOverrides implements SharedLimitChanges {
     @Override
     public Map<String, Stored> load() {
         try (Connection connection = this.connections.open();
-                PreparedStatement statement = connection.prepareStatement(this.load);
-                ResultSet rows = statement.executeQuery()) {
-            Map<String, Stored> overrides = new HashMap<>();
-            while (rows.next()) {
-                overrides.put(rows.getString(1), Stored.parse(rows.getString(2)));
-            }
-            JdbcConnections.commitIfAsked(connection);
-            return overrides;
+                PreparedStatement statement = connection.prepareStatement(this.load)) {
+            return this.connections.run(connection, () -> {
+                try (ResultSet rows = statement.executeQuery()) {
+                    Map<String, Stored> overrides = new HashMap<>();
+                    while (rows.next()) {
+                        overrides.put(rows.getString(1), Stored.parse(rows.getString(2)));
+                    }
+                    return overrides;
+                }
+            });
         }
         catch (SQLException ex) {
             throw new JdbcBackendException("PostgreSQL could not read the run-time limit changes (SQLSTATE "
@@ -108,8 +105,7 @@ public final class JdbcLimitOverrides implements SharedLimitChanges {
             for (int i = 0; i < parameters.length; i++) {
                 statement.setString(i + 1, parameters[i]);
             }
-            statement.executeUpdate();
-            JdbcConnections.commitIfAsked(connection);
+            this.connections.run(connection, statement::executeUpdate);
         }
         catch (SQLException ex) {
             throw new JdbcBackendException("PostgreSQL could not change the run-time limit changes (SQLSTATE "

@@ -111,6 +111,37 @@ class JdbcFaultTests {
                         .isGreaterThanOrEqualTo(24));
     }
 
+    /**
+     * Every process of the server stops where it stands (a stalled host): its sockets stay open and
+     * nothing answers. Decisions end after the timeout (the statement watch aborts their connections)
+     * and fall back; once the server runs on, decisions are made in it again and what fail-open
+     * admitted meanwhile is counted there.
+     */
+    @Test
+    void aStalledServerIsDecidedByThePolicyAndRecoveredFromWhenItRunsOn() {
+        ResilientBackend backend = instance(FailurePolicy.FAIL_OPEN);
+        LimitDefinition limit = LimitDefinition.of("stalled", 100, Duration.ofMinutes(5), 10);
+        assertThat(timed(backend, limit, "k").allowed()).isTrue();
+        this.server.pause();
+        try {
+            for (int i = 0; i < 10; i++) {
+                assertThat(timed(backend, limit, "k").allowed()).as("fail-open while stalled").isTrue();
+            }
+            assertThat(this.fallbacks).hasValue(10);
+        }
+        finally {
+            this.server.resume();
+        }
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            int before = this.fallbacks.get();
+            timed(backend, limit, "k");
+            assertThat(this.fallbacks.get()).as("decided in the database again").isEqualTo(before);
+        });
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(usedInDatabase(limit, "k")).as("the one before, the 10 fail-open admitted, those after")
+                        .isGreaterThanOrEqualTo(12));
+    }
+
     @Test
     void failClosedRejectsWhileTheServerIsStopped() {
         ResilientBackend backend = instance(FailurePolicy.FAIL_CLOSED);
