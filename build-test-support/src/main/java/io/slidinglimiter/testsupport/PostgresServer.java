@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A real PostgreSQL server for tests, made and started on a free port of its own from the binaries on
- * the machine (Debian's {@code postgresql} package: {@code initdb}, {@code pg_ctl}).
+ * A real PostgreSQL server for tests, on a free port of its own, from the binaries on the machine
+ * (Debian's {@code postgresql} package: {@code initdb}, {@code pg_ctl}).
  * <p>
  * Its data lives in a temporary directory, deleted by {@link #close()}; never the system's cluster.
  * As root (CI), the server runs as the package's {@code postgres} user, since PostgreSQL refuses to

@@ -6,8 +6,8 @@ import java.util.function.Supplier;
 import io.slidinglimiter.failover.FailoverStatus;
 
 /**
- * A remote backend as the health contributor and the endpoint see it: its name, its failover's status,
- * a read of its server.
+ * What health, or the endpoint, sees of a remote backend: its name, its failover's status, a read of
+ * its server.
  *
  * @param backend the backend's name in properties: {@code redis}, {@code jdbc}
  * @param status its failover's status, which only reads

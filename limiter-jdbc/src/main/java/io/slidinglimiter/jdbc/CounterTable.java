@@ -66,7 +66,7 @@ public final class CounterTable {
                 + " s.s_generation, s.s_expires_at, s.s_decision FROM " + name + "_step(t.geometry, t.newest, t.total,"
                 + " t.counts, t.generation, t.expires_at, EXCLUDED.expires_at - ?::bigint - 1000, EXCLUDED.generation,"
                 + " ?::int, ?::bigint, ?::bigint, ?::bigint, 1) AS s)"
-                + " RETURNING decision, generation, expires_at - ?::bigint - 1000";
+                + " RETURNING decision[1], decision[2], decision[3], decision[4], generation, expires_at - ?::bigint - 1000";
         this.deleteExpired = "DELETE FROM " + name + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + name
                 + " WHERE expires_at < coalesce(?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)"
                 + " LIMIT ? FOR UPDATE SKIP LOCKED))";

@@ -188,9 +188,8 @@ public final class JdbcBackend implements RemoteBackend {
                     if (!result.next()) {
                         return null;
                     }
-                    long[] decision = values(result.getArray(1));
-                    return new long[] { decision[0], decision[1], decision[2], decision[3], result.getLong(2),
-                            result.getLong(3) };
+                    return new long[] { result.getLong(1), result.getLong(2), result.getLong(3), result.getLong(4),
+                            result.getLong(5), result.getLong(6) };
                 }
             });
             if (row == null) {

@@ -3,7 +3,6 @@ package io.slidinglimiter.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
-import java.util.concurrent.Executor;
 
 import javax.sql.DataSource;
 
@@ -17,18 +16,15 @@ import com.zaxxer.hikari.pool.HikariPool;
  * From Hikari's pool (Spring Boot's) a connection is asked for with the timeout itself, so that a pool
  * the application holds fails the decision to its failure policy in time, not after the pool's own
  * {@code connection-timeout} (30 s by default). A slow application is not a down database: while the
- * limiter's statements keep completing (one did within the timeout), every connection is busy with
- * decisions and a caller waits its turn, up to {@code maxWait}. Another pool waits as it was
- * configured to. On the connection, the reply is awaited likewise: at most {@code maxWait} (the
- * socket's timeout, {@link Connection#setNetworkTimeout}, which the pool restores when the connection
- * goes back), and no longer than the timeout while the database answers nothing ({@link StatementWatch}).
+ * limiter's own statements hold the connections (none failed to open), a caller waits its turn, up to
+ * {@code maxWait}; a statement that the database does not answer is ended by {@link StatementWatch}. Another pool waits as it was
+ * configured to. On the connection, the reply is awaited likewise: at most {@code maxWait}, and no
+ * longer than the timeout while the database answers nothing ({@link StatementWatch} ends the wait
+ * by aborting the connection, which the pool then replaces).
  */
 final class JdbcConnections {
 
     private static final boolean HIKARI = isPresent("com.zaxxer.hikari.HikariDataSource");
-
-    /** Where the driver would run its timeout work: PostgreSQL's runs none, so the caller's thread. */
-    private static final Executor CALLER = Runnable::run;
 
     private final DataSource dataSource;
 
@@ -59,7 +55,7 @@ final class JdbcConnections {
         this.maxWaitNanos = Math.max(this.timeoutMillis, maxWaitMillis) * 1_000_000L;
         this.lockWaitMillis = Math.max(1, this.timeoutMillis * 3L / 4);
         this.lockWait = this.lockWaitMillis + "ms";
-        this.watch = new StatementWatch(this.timeoutMillis);
+        this.watch = new StatementWatch(this.timeoutMillis, this.maxWaitNanos / 1_000_000);
     }
 
     /** @return the watch of this backend's statements in flight */
@@ -95,25 +91,16 @@ final class JdbcConnections {
     }
 
     /**
-     * A connection of the pool whose replies are awaited at most {@code maxWait}, and no longer than
-     * the timeout while the database answers nothing ({@link StatementWatch}).
+     * A connection of the pool, for statements run by {@link #run}.
      * @return the connection, to be closed by the caller
      * @throws SQLException when none came within the timeout, or the database cannot be reached
      */
     Connection open() throws SQLException {
         HikariPool pool = this.hikariPool;
-        Connection connection = (pool != null) ? fromPool(pool) : openFirst();
-        try {
-            connection.setNetworkTimeout(CALLER, (int) Math.min(Integer.MAX_VALUE, this.maxWaitNanos / 1_000_000));
-            return connection;
-        }
-        catch (SQLException | RuntimeException ex) {
-            connection.close();
-            throw ex;
-        }
+        return (pool != null) ? fromPool(pool) : openFirst();
     }
 
-    /** A connection of Hikari's pool within the timeout, or within {@code maxWait} while decisions complete. */
+    /** A connection of Hikari's pool within the timeout, or within {@code maxWait} while decisions hold them. */
     private Connection fromPool(HikariPool pool) throws SQLException {
         long startNanos = System.nanoTime();
         while (true) {
@@ -121,7 +108,9 @@ final class JdbcConnections {
                 return pool.getConnection(this.timeoutMillis);
             }
             catch (SQLTransientConnectionException ex) {
-                if (!this.watch.isAnswering() || System.nanoTime() - startNanos >= this.maxWaitNanos) {
+                // The limiter's own decisions hold the connections: a busy application, not a down database.
+                boolean busyWithDecisions = this.watch.isBusy() && ex.getCause() == null;
+                if (!busyWithDecisions || System.nanoTime() - startNanos >= this.maxWaitNanos) {
                     throw ex;
                 }
             }
@@ -159,7 +148,8 @@ final class JdbcConnections {
         }
         catch (SQLException ex) {
             if (watched.aborted) {
-                throw new SQLException("PostgreSQL answered nothing for " + this.timeoutMillis + " ms", "08006", ex);
+                throw new SQLException("PostgreSQL answered nothing for " + this.timeoutMillis + " ms (or this"
+                        + " statement for " + this.maxWaitNanos / 1_000_000 + " ms)", "08006", ex);
             }
             String state = ex.getSQLState();
             replied = state != null && !state.startsWith("08");

@@ -13,14 +13,18 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * A slow application is not a down database: while the limiter's other statements keep completing
  * (one did within the timeout), a statement whose own reply is late (this JVM's threads, or the
- * database's queue, are busy) waits for it, up to the socket's hard cap ({@code maxWait}). Once a
- * statement has waited the timeout and none completed for as long, the database is answering nothing:
- * its connection is aborted at once, which ends the wait with an error that the failure policy
- * decides. A thread of its own looks every quarter of the timeout.
+ * database's queue, are busy) waits for it, up to {@code maxWait}. Once a statement has waited the
+ * timeout and none completed for as long, the database is answering nothing: its connection is
+ * aborted at once, which ends the wait with an error that the failure policy decides; one that waited
+ * {@code maxWait} is ended whatever the others do. A thread of its own looks every quarter of the
+ * timeout, and counts the database's silence only while it was awake itself: a pause of this JVM
+ * (a collection, a host that kept its threads from running) is not the database's.
  */
 final class StatementWatch implements AutoCloseable {
 
     private final long timeoutNanos;
+
+    private final long maxWaitNanos;
 
     private final ConcurrentHashMap<Watched, Connection> inFlight = new ConcurrentHashMap<>();
 
@@ -29,14 +33,23 @@ final class StatementWatch implements AutoCloseable {
     /** When a statement of the limiter's last completed, {@link System#nanoTime()}. */
     private volatile long answeredNanos = System.nanoTime() - Long.MAX_VALUE / 2;
 
-    StatementWatch(long timeoutMillis) {
+    private final long periodNanos;
+
+    /** The watch's last look, and how long the database was silent while it looked; the watch's thread only. */
+    private long lookedNanos = System.nanoTime();
+
+    private long silentNanos;
+
+    StatementWatch(long timeoutMillis, long maxWaitMillis) {
         this.timeoutNanos = timeoutMillis * 1_000_000L;
+        this.maxWaitNanos = maxWaitMillis * 1_000_000L;
         this.watcher = Executors.newSingleThreadScheduledExecutor((task) -> {
             Thread thread = new Thread(task, "limiter-jdbc-statement-watch");
             thread.setDaemon(true);
             return thread;
         });
         long period = Math.max(1, timeoutMillis / 4);
+        this.periodNanos = period * 1_000_000L;
         this.watcher.scheduleWithFixedDelay(this::look, period, period, TimeUnit.MILLISECONDS);
     }
 
@@ -68,18 +81,24 @@ final class StatementWatch implements AutoCloseable {
         this.answeredNanos = System.nanoTime();
     }
 
-    /** @return whether a statement completed within the timeout: the database answers */
-    boolean isAnswering() {
-        return System.nanoTime() - this.answeredNanos <= this.timeoutNanos;
+    /** @return whether statements of the limiter's are in flight now: they hold connections of the pool */
+    boolean isBusy() {
+        return !this.inFlight.isEmpty();
     }
 
     private void look() {
-        if (this.inFlight.isEmpty() || isAnswering()) {
+        long now = System.nanoTime();
+        // Silence counts up to two periods per look: a look later than that was this JVM's pause.
+        long sinceLook = Math.min(now - this.lookedNanos, 2 * this.periodNanos);
+        this.lookedNanos = now;
+        this.silentNanos = (now - this.answeredNanos < sinceLook || this.inFlight.isEmpty()) ? 0
+                : this.silentNanos + sinceLook;
+        if (this.inFlight.isEmpty()) {
             return;
         }
-        long now = System.nanoTime();
+        long patience = (this.silentNanos < this.timeoutNanos) ? this.maxWaitNanos : this.timeoutNanos;
         for (Map.Entry<Watched, Connection> each : this.inFlight.entrySet()) {
-            if (now - each.getKey().sentNanos > this.timeoutNanos && this.inFlight.remove(each.getKey()) != null) {
+            if (now - each.getKey().sentNanos > patience && this.inFlight.remove(each.getKey()) != null) {
                 each.getKey().aborted = true;
                 try {
                     each.getValue().abort(Runnable::run);
