@@ -569,8 +569,9 @@ public class LimiterProperties {
         private Duration timeout = Duration.ofMillis(100);
 
         /**
-         * Longest a decision waits for a connection of the pool while every one is busy with
-         * decisions that complete: a busy application is not a down database. At least the timeout.
+         * Longest a decision waits for a connection of the pool held by the limiter's own decisions,
+         * or for its reply while the database answers others: a busy application is not a down
+         * database. At least the timeout.
          */
         private Duration maxWait = Duration.ofSeconds(2);
 

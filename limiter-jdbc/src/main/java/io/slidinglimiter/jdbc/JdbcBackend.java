@@ -46,7 +46,7 @@ public final class JdbcBackend implements RemoteBackend {
     /** The largest limit the function counts exactly: totals and charges stay far inside a bigint. */
     public static final long MAX_LIMIT = 1L << 53;
 
-    /** The longest a decision waits for a connection while the pool is busy with decisions that complete. */
+    /** The longest a decision waits for a connection its own decisions hold, or a reply while the database answers. */
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
 
     /** The most keys one report of fallback admissions counts in one statement. */
@@ -93,8 +93,9 @@ public final class JdbcBackend implements RemoteBackend {
      * @param dataSource the application's data source: a PostgreSQL database holding the table
      * @param table the counters' table
      * @param timeout the longest a decision waits for a connection and for the database's reply
-     * @param maxWait the longest a decision waits for a connection while every one is busy with
-     * decisions that complete (the database answers, the application is busy): at least the timeout
+     * @param maxWait the longest a decision waits for a connection the limiter's own decisions hold, or
+     * for its reply while the database answers others (the application is busy, not the database
+     * down): at least the timeout
      */
     public JdbcBackend(DataSource dataSource, CounterTable table, Duration timeout, Duration maxWait) {
         this(dataSource, table, timeout, maxWait, null);
