@@ -34,8 +34,8 @@ import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.testsupport.PostgresServer;
 
 /**
- * Decisions per second of our database backend from one JVM, against Bucket4j's PostgreSQL proxy
- * manager and a bare upsert, on the same server through the same pool.
+ * Decisions per second of our database backend from one JVM, against its peers on the same server
+ * through the same pool.
  * <p>
  * Ours as an application gets it: {@code RateLimiters} over the core's failover over
  * {@link JdbcBackend}, as {@code LimiterJdbcAutoConfiguration} builds it. Bucket4j 8.14's

@@ -104,18 +104,23 @@ public final class PostgresServer implements AutoCloseable {
         signal("-CONT");
     }
 
-    /** Signals the postmaster and its children, found by the postmaster's pid file. */
+    /**
+     * Signals the postmaster, found by its pid file, then its children: the postmaster first, so that
+     * a stopped one forks no backend the signal would miss.
+     */
     private void signal(String signal) {
         try {
             String postmaster = Files.readAllLines(this.directory.resolve("data/postmaster.pid")).get(0).trim();
-            List<String> pids = new ArrayList<>(List.of(postmaster));
+            runAsIs(List.of("kill", signal, postmaster));
             Process children = new ProcessBuilder("pgrep", "-P", postmaster).start();
-            pids.addAll(new String(children.getInputStream().readAllBytes()).lines().map(String::trim)
-                    .filter((line) -> !line.isEmpty()).toList());
+            List<String> pids = new String(children.getInputStream().readAllBytes()).lines().map(String::trim)
+                    .filter((line) -> !line.isEmpty()).toList();
             children.waitFor(10, TimeUnit.SECONDS);
-            List<String> command = new ArrayList<>(List.of("kill", signal));
-            command.addAll(pids);
-            runAsIs(command);
+            if (!pids.isEmpty()) {
+                List<String> command = new ArrayList<>(List.of("kill", signal));
+                command.addAll(pids);
+                runAsIs(command);
+            }
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
@@ -158,7 +163,7 @@ public final class PostgresServer implements AutoCloseable {
         catch (IllegalStateException ex) {
             // Already stopped.
         }
-        deleteQuietly(this.directory.toFile());
+        TemporaryFiles.deleteQuietly(this.directory.toFile());
     }
 
     private String data() {
@@ -246,16 +251,6 @@ public final class PostgresServer implements AutoCloseable {
                 }
             }
         }
-    }
-
-    private static void deleteQuietly(File file) {
-        File[] children = file.listFiles();
-        if (children != null) {
-            for (File child : children) {
-                deleteQuietly(child);
-            }
-        }
-        file.delete();
     }
 
 }

@@ -231,7 +231,7 @@ public final class RedisServer implements AutoCloseable {
     @Override
     public void close() {
         stop();
-        deleteQuietly(this.directory.toFile());
+        TemporaryFiles.deleteQuietly(this.directory.toFile());
     }
 
     private void startProcess() throws IOException {
@@ -345,16 +345,6 @@ public final class RedisServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);
         }
-    }
-
-    private static void deleteQuietly(File file) {
-        File[] children = file.listFiles();
-        if (children != null) {
-            for (File child : children) {
-                deleteQuietly(child);
-            }
-        }
-        file.delete();
     }
 
 }

@@ -1,12 +1,9 @@
 package io.slidinglimiter.jdbc;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -160,52 +157,28 @@ public final class JdbcBackend implements RemoteBackend {
             throw afterDeadline();
         }
         noteClock(reply[1]);
-        return decisions(reply, requests, reply[2 + 4 * requests.size()]);
+        return CounterStatements.decisions(reply, requests, reply[2 + 4 * requests.size()]);
     }
 
     /** One sliding-window-counter limit: one upsert ({@link CounterTable#acquireOne()}), the common decision. */
     private Decisions acquireOne(List<LimitRequest> requests) {
-        LimitRequest request = requests.get(0);
-        LimitDefinition limit = request.limit();
-        try (Connection connection = this.connections.open();
-                PreparedStatement statement = connection.prepareStatement(this.table.acquireOne())) {
-            statement.setString(1, limit.name());
-            statement.setString(2, request.key());
-            statement.setInt(3, limit.subWindows());
-            statement.setLong(4, limit.windowMillis());
-            statement.setLong(5, limit.limit());
-            statement.setLong(6, request.cost());
-            setLong(statement, 7, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
-            setLong(statement, 8, deadline());
-            statement.setString(9, this.connections.lockWait());
-            statement.setLong(10, limit.windowMillis());
-            statement.setInt(11, limit.subWindows());
-            statement.setLong(12, limit.windowMillis());
-            statement.setLong(13, limit.limit());
-            statement.setLong(14, request.cost());
-            statement.setLong(15, limit.windowMillis());
-            long[] row = this.connections.run(connection, () -> {
-                try (ResultSet result = statement.executeQuery()) {
-                    if (!result.next()) {
-                        return null;
-                    }
-                    return new long[] { result.getLong(1), result.getLong(2), result.getLong(3), result.getLong(4),
-                            result.getLong(5), result.getLong(6) };
-                }
-            });
-            if (row == null) {
+        try (Connection connection = this.connections.open()) {
+            Decisions decided = CounterStatements.acquireOne(this.connections, connection, this.table, requests.get(0),
+                    fixedNow(), deadline());
+            if (decided == null) {
                 throw afterDeadline();
             }
-            long generation = row[4];
-            long decidedAt = row[5];
-            long[] decision = row;
-            noteClock(decidedAt);
-            return new Decisions(decision[0] == 1, List.of(new Decision(decision[0] == 1, limit.limit(), decision[1],
-                    decision[2], decision[3])), decidedAt, generation);
+            noteClock(decided.decidedAtMillis());
+            return decided;
         }
         catch (SQLException ex) {
             throw failure(ACQUIRE, ex);
         }
+    }
+
+    /** @return the time every statement is handed: a test's, or null for the database's own */
+    private Long fixedNow() {
+        return (this.fixedTime != null) ? this.fixedTime.getAsLong() : null;
     }
 
     private static JdbcBackendException afterDeadline() {
@@ -281,7 +254,7 @@ public final class JdbcBackend implements RemoteBackend {
         LimitRequest.check(limit, key, cost);
         List<LimitRequest> requests = List.of(new LimitRequest(limit, key, cost));
         long[] reply = call(PEEK, null, 0, requests, new long[] { cost });
-        return new KeyUsage(reply[2 + 4], decisions(reply, requests, 0).get(0));
+        return new KeyUsage(reply[2 + 4], CounterStatements.decisions(reply, requests, 0).get(0));
     }
 
     @Override
@@ -309,7 +282,7 @@ public final class JdbcBackend implements RemoteBackend {
     public int deleteIdle(int atMost) {
         try (Connection connection = this.connections.open();
                 PreparedStatement statement = connection.prepareStatement(this.table.deleteExpired())) {
-            setLong(statement, 1, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
+            CounterStatements.setLong(statement, 1, fixedNow());
             statement.setInt(2, atMost);
             return this.connections.run(connection, statement::executeUpdate);
         }
@@ -432,44 +405,10 @@ public final class JdbcBackend implements RemoteBackend {
      * @return its reply
      */
     private long[] call(String operation, Long atMillis, long decidedIn, List<LimitRequest> requests, long[] costs) {
-        int size = requests.size();
-        String[] names = new String[size];
-        String[] keys = new String[size];
-        int[] algorithms = new int[size];
-        long[] windows = new long[size];
-        int[] subWindows = new int[size];
-        long[] limits = new long[size];
-        for (int i = 0; i < size; i++) {
-            LimitRequest request = requests.get(i);
-            LimitDefinition limit = request.limit();
-            names[i] = limit.name();
-            keys[i] = request.key();
-            algorithms[i] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? 1 : 0;
-            windows[i] = limit.windowMillis();
-            subWindows[i] = limit.subWindows();
-            limits[i] = limit.limit();
-        }
-        try (Connection connection = this.connections.open();
-                PreparedStatement statement = connection.prepareStatement(this.table.decide())) {
-            statement.setString(1, operation);
-            setLong(statement, 2, (this.fixedTime != null) ? this.fixedTime.getAsLong() : null);
+        try (Connection connection = this.connections.open()) {
             // An acquisition's deadline counts from now, when the statement goes: a connection is in hand.
-            setLong(statement, 3, ACQUIRE.equals(operation) ? deadline() : atMillis);
-            statement.setLong(4, decidedIn);
-            statement.setLong(5, this.connections.lockWaitMillis());
-            statement.setObject(6, names);
-            statement.setObject(7, keys);
-            statement.setObject(8, algorithms);
-            statement.setObject(9, windows);
-            statement.setObject(10, subWindows);
-            statement.setObject(11, limits);
-            statement.setObject(12, costs);
-            return this.connections.run(connection, () -> {
-                try (ResultSet result = statement.executeQuery()) {
-                    result.next();
-                    return values(result.getArray(1));
-                }
-            });
+            return CounterStatements.decide(this.connections, connection, this.table, operation, fixedNow(),
+                    ACQUIRE.equals(operation) ? deadline() : atMillis, decidedIn, requests, costs);
         }
         catch (SQLException ex) {
             throw failure(operation, ex);
@@ -490,44 +429,12 @@ public final class JdbcBackend implements RemoteBackend {
                 + ex.getSQLState() + "): " + ex.getMessage(), ex);
     }
 
-    private static void setLong(PreparedStatement statement, int index, Long value) throws SQLException {
-        if (value == null) {
-            statement.setNull(index, Types.BIGINT);
-        }
-        else {
-            statement.setLong(index, value);
-        }
-    }
-
-    private static long[] values(Array array) throws SQLException {
-        Object values = array.getArray();
-        if (values instanceof Long[] boxed) {
-            long[] reply = new long[boxed.length];
-            for (int i = 0; i < boxed.length; i++) {
-                reply[i] = boxed[i];
-            }
-            return reply;
-        }
-        return (long[]) values;
-    }
-
     private static long[] costsOf(List<LimitRequest> requests) {
         long[] costs = new long[requests.size()];
         for (int i = 0; i < costs.length; i++) {
             costs[i] = requests.get(i).cost();
         }
         return costs;
-    }
-
-    /** The decisions of a reply: allowed, then four numbers per limit, after the time decided at. */
-    private static Decisions decisions(long[] reply, List<LimitRequest> requests, long generation) {
-        List<Decision> decisions = new ArrayList<>(requests.size());
-        for (int i = 0; i < requests.size(); i++) {
-            int base = 2 + 4 * i;
-            decisions.add(new Decision(reply[base] == 1, requests.get(i).limit().limit(), reply[base + 1],
-                    reply[base + 2], reply[base + 3]));
-        }
-        return new Decisions(reply[0] == 1, List.copyOf(decisions), reply[1], generation);
     }
 
     private static String sqlStateOf(Throwable failure) {

@@ -1,0 +1,163 @@
+package io.slidinglimiter.jdbc;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.slidinglimiter.Decision;
+import io.slidinglimiter.core.Algorithm;
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.core.LimitRequest;
+
+/**
+ * The counters' two statements as JDBC sends them: their parameters, their replies.
+ * <p>
+ * {@link CounterTable#acquireOne()}, the upsert of one sliding-window-counter limit, and
+ * {@link CounterTable#decide()}, the function that does everything else. Each runs watched, through
+ * {@link JdbcConnections#run}.
+ */
+final class CounterStatements {
+
+    private CounterStatements() {
+    }
+
+    /**
+     * Acquires one sliding-window-counter limit by the upsert.
+     * @param connections how statements wait
+     * @param connection a connection of {@code connections}
+     * @param table the counters' table
+     * @param request the limit, key and cost
+     * @param fixedNow the time to decide at, or null for the database's
+     * @param deadline the database time after which the upsert changes nothing, or null
+     * @return the decision, or null when the database ran it after the deadline
+     * @throws SQLException as the driver threw it
+     */
+    static Decisions acquireOne(JdbcConnections connections, Connection connection, CounterTable table,
+            LimitRequest request, Long fixedNow, Long deadline) throws SQLException {
+        LimitDefinition limit = request.limit();
+        try (PreparedStatement statement = connection.prepareStatement(table.acquireOne())) {
+            statement.setString(1, limit.name());
+            statement.setString(2, request.key());
+            statement.setInt(3, limit.subWindows());
+            statement.setLong(4, limit.windowMillis());
+            statement.setLong(5, limit.limit());
+            statement.setLong(6, request.cost());
+            setLong(statement, 7, fixedNow);
+            setLong(statement, 8, deadline);
+            statement.setString(9, connections.lockWait());
+            statement.setLong(10, limit.windowMillis());
+            statement.setInt(11, limit.subWindows());
+            statement.setLong(12, limit.windowMillis());
+            statement.setLong(13, limit.limit());
+            statement.setLong(14, request.cost());
+            statement.setLong(15, limit.windowMillis());
+            return connections.run(connection, () -> {
+                try (ResultSet result = statement.executeQuery()) {
+                    if (!result.next()) {
+                        return null;
+                    }
+                    boolean allowed = result.getLong(1) == 1;
+                    Decision decision = new Decision(allowed, limit.limit(), result.getLong(2), result.getLong(3),
+                            result.getLong(4));
+                    return new Decisions(allowed, List.of(decision), result.getLong(6), result.getLong(5));
+                }
+            });
+        }
+    }
+
+    /**
+     * Runs the decide function once.
+     * @param connections how statements wait
+     * @param connection a connection of {@code connections}
+     * @param table the counters' table
+     * @param operation what it does
+     * @param fixedNow the time to decide at, or null for the database's
+     * @param atMillis its third argument: an acquisition's deadline, an undo's decision time
+     * @param decidedIn the generation of the decision undone
+     * @param requests the limits and keys
+     * @param costs each request's cost, or what an undo changes
+     * @return its reply
+     * @throws SQLException as the driver threw it
+     */
+    static long[] decide(JdbcConnections connections, Connection connection, CounterTable table, String operation,
+            Long fixedNow, Long atMillis, long decidedIn, List<LimitRequest> requests, long[] costs)
+            throws SQLException {
+        int size = requests.size();
+        String[] names = new String[size];
+        String[] keys = new String[size];
+        int[] algorithms = new int[size];
+        long[] windows = new long[size];
+        int[] subWindows = new int[size];
+        long[] limits = new long[size];
+        for (int i = 0; i < size; i++) {
+            LimitRequest request = requests.get(i);
+            LimitDefinition limit = request.limit();
+            names[i] = limit.name();
+            keys[i] = request.key();
+            algorithms[i] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? 1 : 0;
+            windows[i] = limit.windowMillis();
+            subWindows[i] = limit.subWindows();
+            limits[i] = limit.limit();
+        }
+        try (PreparedStatement statement = connection.prepareStatement(table.decide())) {
+            statement.setString(1, operation);
+            setLong(statement, 2, fixedNow);
+            setLong(statement, 3, atMillis);
+            statement.setLong(4, decidedIn);
+            statement.setLong(5, connections.lockWaitMillis());
+            statement.setObject(6, names);
+            statement.setObject(7, keys);
+            statement.setObject(8, algorithms);
+            statement.setObject(9, windows);
+            statement.setObject(10, subWindows);
+            statement.setObject(11, limits);
+            statement.setObject(12, costs);
+            return connections.run(connection, () -> {
+                try (ResultSet result = statement.executeQuery()) {
+                    result.next();
+                    return values(result.getArray(1));
+                }
+            });
+        }
+    }
+
+    /** The decisions of the decide function's reply: allowed, the time decided at, then four numbers per limit. */
+    static Decisions decisions(long[] reply, List<LimitRequest> requests, long generation) {
+        List<Decision> decisions = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            int base = 2 + 4 * i;
+            decisions.add(new Decision(reply[base] == 1, requests.get(i).limit().limit(), reply[base + 1],
+                    reply[base + 2], reply[base + 3]));
+        }
+        return new Decisions(reply[0] == 1, List.copyOf(decisions), reply[1], generation);
+    }
+
+    /** Sets a nullable bigint parameter. */
+    static void setLong(PreparedStatement statement, int index, Long value) throws SQLException {
+        if (value == null) {
+            statement.setNull(index, Types.BIGINT);
+        }
+        else {
+            statement.setLong(index, value);
+        }
+    }
+
+    private static long[] values(Array array) throws SQLException {
+        Object values = array.getArray();
+        if (values instanceof Long[] boxed) {
+            long[] reply = new long[boxed.length];
+            for (int i = 0; i < boxed.length; i++) {
+                reply[i] = boxed[i];
+            }
+            return reply;
+        }
+        return (long[]) values;
+    }
+
+}
