@@ -65,7 +65,9 @@ public class LimiterJdbcAutoConfiguration {
         }
         JdbcSchemaSetup.prepare(database, table, jdbcProperties.getInitializeSchema(), properties);
         TimeSource clock = timeSource.getIfAvailable(TimeSource::monotonic);
-        JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout(), jdbcProperties.getMaxWait());
+        // Without max-wait, the backend's default: 2 s, or the timeout when that is longer.
+        JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout(),
+                (jdbcProperties.getMaxWait() != null) ? jdbcProperties.getMaxWait() : JdbcBackend.DEFAULT_MAX_WAIT);
         Map<String, FailurePolicy> policies = new HashMap<>();
         properties.getLimits().forEach((name, limit) -> {
             if (limit.getOnFailure() != null) {

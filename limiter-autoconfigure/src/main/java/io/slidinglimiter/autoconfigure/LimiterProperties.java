@@ -571,9 +571,9 @@ public class LimiterProperties {
         /**
          * Longest a decision waits for a connection of the pool held by the limiter's own decisions,
          * or for its reply while the database answers others: a busy application is not a down
-         * database. At least the timeout.
+         * database. At least the timeout; by default 2s, or the timeout when that is longer.
          */
-        private Duration maxWait = Duration.ofSeconds(2);
+        private Duration maxWait;
 
         /**
          * The counters' table. Its run-time limit changes live in <table>_limits, its decide function

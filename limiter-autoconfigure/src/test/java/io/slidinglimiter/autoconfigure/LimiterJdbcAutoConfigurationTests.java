@@ -140,6 +140,13 @@ class LimiterJdbcAutoConfigurationTests {
     }
 
     @Test
+    void aMaxWaitShorterThanTheTimeoutFailsTheStart() {
+        FailureAnalysisAccess.assertStartFails(onTheDatabase().withPropertyValues("limiter.jdbc.timeout=1s",
+                "limiter.jdbc.max-wait=500ms"), (description) -> assertThat(description).contains("limiter.jdbc.max-wait")
+                        .contains("shorter than limiter.jdbc.timeout"));
+    }
+
+    @Test
     void withoutADataSourceTheStartSaysWhatToAdd() {
         FailureAnalysisAccess.assertStartFails(new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LimiterJdbcAutoConfiguration.class, LimiterAutoConfiguration.class))

@@ -92,7 +92,7 @@ public final class JdbcBackend implements RemoteBackend {
      * @param timeout the longest a decision waits for a connection and for the database's reply
      * @param maxWait the longest a decision waits for a connection the limiter's own decisions hold, or
      * for its reply while the database answers others (the application is busy, not the database
-     * down): at least the timeout
+     * down); the timeout when it is shorter
      */
     public JdbcBackend(DataSource dataSource, CounterTable table, Duration timeout, Duration maxWait) {
         this(dataSource, table, timeout, maxWait, null);
