@@ -34,10 +34,10 @@ class SampleJdbcProfileTests {
     }
 
     private static ConfigurableApplicationContext instance(PostgresServer database) {
+        // As arguments: the profile's own file names a database at localhost:5432, which defaults would not override.
         return new SpringApplicationBuilder(SampleApplication.class).profiles("jdbc")
-                .properties("server.port=0", "spring.datasource.url=" + database.jdbcUrl(),
-                        "spring.datasource.username=" + PostgresServer.USER, "limiter.jdbc.timeout=5s")
-                .run();
+                .run("--server.port=0", "--spring.datasource.url=" + database.jdbcUrl(),
+                        "--spring.datasource.username=" + PostgresServer.USER, "--limiter.jdbc.timeout=5s");
     }
 
 }
