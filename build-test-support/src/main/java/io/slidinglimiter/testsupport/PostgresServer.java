@@ -47,7 +47,10 @@ public final class PostgresServer implements AutoCloseable {
      */
     public static PostgresServer start() {
         try {
-            Path directory = Files.createTempDirectory("limiter-postgres-");
+            // As root, in /tmp: the postgres user must reach it, and a build's temporary directory may sit
+            // below one only root may enter (CI's mktemp -d).
+            Path directory = isRoot() ? Files.createTempDirectory(Path.of("/tmp"), "limiter-postgres-")
+                    : Files.createTempDirectory("limiter-postgres-");
             PostgresServer server = new PostgresServer(directory, freePort());
             server.giveToServerUser(directory);
             server.run(List.of(binary("initdb"), "-D", server.data(), "-A", "trust", "-U", USER, "-E", "UTF8",
