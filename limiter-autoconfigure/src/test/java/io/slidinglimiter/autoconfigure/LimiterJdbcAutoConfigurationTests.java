@@ -101,6 +101,33 @@ class LimiterJdbcAutoConfigurationTests {
         });
     }
 
+    /**
+     * A database of its own, stopped at once under a running context: health goes DOWN with the error
+     * once a decision fails there (the fail-open decision admits), and UP again once the database is
+     * back, without a restart.
+     */
+    @Test
+    void healthIsDownWhileTheDatabaseFailsDecisionsAndUpOnceItAnswers() {
+        try (PostgresServer own = PostgresServer.start()) {
+            this.runner.withPropertyValues("spring.datasource.url=" + own.jdbcUrl(), "limiter.jdbc.timeout=200ms")
+                    .run((context) -> {
+                        RateLimiters limiters = context.getBean(RateLimiters.class);
+                        RateLimiterHealthIndicator health = context.getBean(RateLimiterHealthIndicator.class);
+                        assertThat(limiters.tryAcquire("shared", "k").allowed()).isTrue();
+                        own.stopImmediately();
+                        assertThat(limiters.tryAcquire("shared", "k").allowed()).as("fail-open").isTrue();
+                        Health down = health.health(true);
+                        assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                        assertThat(down.getDetails()).containsEntry("jdbc", "DOWN").containsKey("error");
+                        own.startAgain();
+                        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                            limiters.tryAcquire("shared", "k");
+                            assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+                        });
+                    });
+        }
+    }
+
     @Test
     void aMissingTableFailsTheStartWithTheDdlAndBothWaysToCreateIt() {
         onTheDatabase().withPropertyValues("limiter.jdbc.initialize-schema=never", "limiter.jdbc.table=not_created")
