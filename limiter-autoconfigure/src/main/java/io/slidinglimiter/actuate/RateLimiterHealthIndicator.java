@@ -35,8 +35,7 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
      * @param policies each configured Redis limit's failure policy, by name
      */
     public RateLimiterHealthIndicator(RedisStatus redis, Map<String, String> policies) {
-        this(List.of(new RemoteBackendStatus("redis", redis, () -> Map.of("script", redis.isScriptLoaded() ? "loaded"
-                : "loads on next decision"))), Map.of("redis", policies));
+        this(List.of(RemoteBackendStatus.redis(redis)), Map.of("redis", policies));
     }
 
     /**

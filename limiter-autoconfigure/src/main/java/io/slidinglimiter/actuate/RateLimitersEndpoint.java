@@ -74,7 +74,7 @@ public class RateLimitersEndpoint {
     public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
             Function<LimitDefinition, String> backends, @Nullable RedisStatus redis) {
         this(registry, rateLimiters, changes, backends, redis, (redis != null)
-                ? List.of(new RemoteBackendStatus("redis", redis, Map::of)) : List.of());
+                ? List.of(RemoteBackendStatus.redis(redis)) : List.of());
     }
 
     /**

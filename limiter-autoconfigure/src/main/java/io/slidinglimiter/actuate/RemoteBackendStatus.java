@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import io.slidinglimiter.failover.FailoverStatus;
+import io.slidinglimiter.redis.RedisStatus;
 
 /**
  * What health, or the endpoint, sees of a remote backend: its name, its failover's status, a read of
@@ -16,4 +17,15 @@ import io.slidinglimiter.failover.FailoverStatus;
  * server does not answer
  */
 public record RemoteBackendStatus(String backend, FailoverStatus status, Supplier<Map<String, Object>> read) {
+
+    /**
+     * The Redis backend's: its read asks Redis whether it holds the limiter's script.
+     * @param redis the Redis backend's status
+     * @return its status as health and the endpoint see it
+     */
+    public static RemoteBackendStatus redis(RedisStatus redis) {
+        return new RemoteBackendStatus("redis", redis,
+                () -> Map.of("script", redis.isScriptLoaded() ? "loaded" : "loads on next decision"));
+    }
+
 }

@@ -2,6 +2,7 @@ package io.slidinglimiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import io.slidinglimiter.config.InvalidLimiterConfigurationException.Problem;
 import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.InvalidLimitException;
 import io.slidinglimiter.core.LimitDefinition;
+import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.expression.InvalidExpressionException;
 import io.slidinglimiter.expression.LimiterExpressionParser;
@@ -99,6 +101,22 @@ final class ConfiguredLimits {
     }
 
     /**
+     * The failure policy of each limit that has its own ({@code limiter.limits.<name>.on-failure}), for
+     * the remote backend it counts in.
+     * @param properties the limiter's properties
+     * @return by limit name
+     */
+    static Map<String, FailurePolicy> failurePolicies(LimiterProperties properties) {
+        Map<String, FailurePolicy> policies = new HashMap<>();
+        properties.getLimits().forEach((name, limit) -> {
+            if (limit.getOnFailure() != null) {
+                policies.put(name, limit.getOnFailure());
+            }
+        });
+        return policies;
+    }
+
+    /**
      * The property that makes the application use a backend, for a failure to name:
      * {@code limiter.backend} when it names it, else the first limit's {@code backend} that does.
      * @param properties the limiter's properties
@@ -170,7 +188,7 @@ final class ConfiguredLimits {
      * The problem of a limit, or of a plan's limit, that a Redis limit's scripts cannot count
      * exactly ({@code property} holds it, {@code prefix} names the limit); null when there is none.
      */
-    private static Problem beyondRedis(String prefix, String property, long value, String backend) {
+    private static Problem beyondBackend(String prefix, String property, long value, String backend) {
         if (Backends.JDBC.equals(backend) && value > JDBC_MAX_LIMIT) {
             return new Problem(property, "is " + value + ", more than the database backend counts (" + JDBC_MAX_LIMIT
                     + ", 2^53)", "Set " + property + " to at most " + JDBC_MAX_LIMIT + ", or " + prefix
@@ -205,10 +223,10 @@ final class ConfiguredLimits {
         if (limit.getLimit() == null || limit.getWindow() == null) {
             return null;
         }
-        Problem beyondRedis = beyondRedis(prefix, prefix + ".limit", limit.getLimit(),
+        Problem beyondBackend = beyondBackend(prefix, prefix + ".limit", limit.getLimit(),
                 backendOf(limit, defaultBackend));
-        if (beyondRedis != null) {
-            problems.add(beyondRedis);
+        if (beyondBackend != null) {
+            problems.add(beyondBackend);
         }
         if (Boolean.TRUE.equals(limit.getLease())) {
             Problem lease = leaseProblem(prefix, limit, defaultBackend);
@@ -248,14 +266,14 @@ final class ConfiguredLimits {
         limit.getPlans().forEach((plan, quota) -> {
             String property = prefix + ".plans." + plan + ".limit";
             Long planLimit = (quota != null) ? quota.getLimit() : null;
-            Problem beyondRedis = (planLimit != null) ? beyondRedis(prefix, property, planLimit, backend) : null;
+            Problem beyondBackend = (planLimit != null) ? beyondBackend(prefix, property, planLimit, backend) : null;
             if (planLimit == null || planLimit <= 0) {
                 problems.add(new Problem(property, (planLimit == null) ? "is missing"
                         : "must be greater than 0 but was " + planLimit, "Set " + property
                                 + " to the permits per window of callers on plan '" + plan + "', for example 100."));
             }
-            else if (beyondRedis != null) {
-                problems.add(beyondRedis);
+            else if (beyondBackend != null) {
+                problems.add(beyondBackend);
             }
             else {
                 plans.put(plan, planLimit);

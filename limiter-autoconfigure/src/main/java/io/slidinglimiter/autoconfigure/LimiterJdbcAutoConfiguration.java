@@ -1,6 +1,5 @@
 package io.slidinglimiter.autoconfigure;
 
-import java.util.HashMap;
 import java.util.Map;
 
 import javax.sql.DataSource;
@@ -68,12 +67,7 @@ public class LimiterJdbcAutoConfiguration {
         // Without max-wait, the backend's default: 2 s, or the timeout when that is longer.
         JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout(),
                 (jdbcProperties.getMaxWait() != null) ? jdbcProperties.getMaxWait() : JdbcBackend.DEFAULT_MAX_WAIT);
-        Map<String, FailurePolicy> policies = new HashMap<>();
-        properties.getLimits().forEach((name, limit) -> {
-            if (limit.getOnFailure() != null) {
-                policies.put(name, limit.getOnFailure());
-            }
-        });
+        Map<String, FailurePolicy> policies = ConfiguredLimits.failurePolicies(properties);
         ResilientBackend backend = new ResilientBackend(jdbc, Backends.local(properties, clock),
                 new ResilientBackend.Settings(jdbcProperties.getOnFailure(), policies,
                         jdbcProperties.getFailureThreshold(), jdbcProperties.getOpenFor().toMillis(),

@@ -1,7 +1,6 @@
 package io.slidinglimiter.autoconfigure;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.function.ToLongFunction;
 
@@ -103,9 +102,7 @@ public class LimiterRedisAutoConfiguration {
     /** The Redis backend as health and the endpoint see every remote backend: a read asks for the script. */
     @Bean
     RemoteBackendStatus limiterRedisRemoteStatus(LimiterRedis limiterRedis) {
-        RedisStatus status = limiterRedis.backend().status();
-        return new RemoteBackendStatus(Backends.REDIS, status,
-                () -> Map.of("script", status.isScriptLoaded() ? "loaded" : "loads on next decision"));
+        return RemoteBackendStatus.redis(limiterRedis.backend().status());
     }
 
     @Bean
@@ -117,12 +114,7 @@ public class LimiterRedisAutoConfiguration {
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         RedisBackend redis = new RedisBackend(limiterRedisScriptRunner, new RedisKeys(properties.getKeyPrefix()),
                 cluster ? SlotHash::getSlot : null);
-        Map<String, FailurePolicy> policies = new HashMap<>();
-        properties.getLimits().forEach((name, limit) -> {
-            if (limit.getOnFailure() != null) {
-                policies.put(name, limit.getOnFailure());
-            }
-        });
+        Map<String, FailurePolicy> policies = ConfiguredLimits.failurePolicies(properties);
         ResilientRedisBackend resilient = new ResilientRedisBackend(redis,
                 Backends.local(properties, clock),
                 new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
