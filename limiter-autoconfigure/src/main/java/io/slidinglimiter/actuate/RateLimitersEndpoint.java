@@ -23,8 +23,8 @@ import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.LimitStatistics;
-import io.slidinglimiter.redis.LeaseCounts;
-import io.slidinglimiter.redis.LeaseState;
+import io.slidinglimiter.failover.LeaseCounts;
+import io.slidinglimiter.failover.LeaseState;
 import io.slidinglimiter.failover.RemoteBackendException;
 import io.slidinglimiter.redis.RedisStatus;
 
@@ -46,8 +46,6 @@ public class RateLimitersEndpoint {
 
     private final Function<LimitDefinition, String> backends;
 
-    private final RedisStatus redis;
-
     /** The remote backends' statuses, by backend name. */
     private final Map<String, RemoteBackendStatus> remotes;
 
@@ -60,7 +58,7 @@ public class RateLimitersEndpoint {
      */
     public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
             Function<LimitDefinition, String> backends) {
-        this(registry, rateLimiters, changes, backends, null);
+        this(registry, rateLimiters, changes, backends, List.of());
     }
 
     /**
@@ -73,7 +71,7 @@ public class RateLimitersEndpoint {
      */
     public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
             Function<LimitDefinition, String> backends, @Nullable RedisStatus redis) {
-        this(registry, rateLimiters, changes, backends, redis, (redis != null)
+        this(registry, rateLimiters, changes, backends, (redis != null)
                 ? List.of(RemoteBackendStatus.redis(redis)) : List.of());
     }
 
@@ -83,16 +81,14 @@ public class RateLimitersEndpoint {
      * @param rateLimiters decides, for a key's usage and resets
      * @param changes applies limit changes
      * @param backends the backend name of each limit
-     * @param redis the Redis backend's status, for its leases, or null without Redis
-     * @param remotes every remote backend's status
+     * @param remotes every remote backend's status: whether it decides now, its leases
      */
     public RateLimitersEndpoint(LimitRegistry registry, RateLimiters rateLimiters, LimitChanges changes,
-            Function<LimitDefinition, String> backends, @Nullable RedisStatus redis, List<RemoteBackendStatus> remotes) {
+            Function<LimitDefinition, String> backends, List<RemoteBackendStatus> remotes) {
         this.registry = registry;
         this.rateLimiters = rateLimiters;
         this.changes = changes;
         this.backends = backends;
-        this.redis = redis;
         Map<String, RemoteBackendStatus> byName = new LinkedHashMap<>();
         remotes.forEach((remote) -> byName.put(remote.backend(), remote));
         this.remotes = Map.copyOf(byName);
@@ -150,10 +146,10 @@ public class RateLimitersEndpoint {
             }
             keyUsage.put("retryAfter", seconds(usage.retryAfter()));
             keyUsage.put("resetAfter", seconds(usage.resetAfter()));
-            if (onRedis(definition.get()) && this.redis.leases(definition.get())) {
-                keyUsage.put("lease", describe(this.redis.leaseState(name, key)));
-            }
             RemoteBackendStatus remote = this.remotes.get(this.backends.apply(definition.get()));
+            if (remote != null && remote.status().leases(definition.get())) {
+                keyUsage.put("lease", describe(remote.status().leaseState(name, key)));
+            }
             if (remote != null && remote.status().isFailing()) {
                 String server = remote.status().serverName();
                 keyUsage.put("source", "local: " + server + " is not answering (" + remote.status().lastFailure()
@@ -261,10 +257,6 @@ public class RateLimitersEndpoint {
         return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
     }
 
-    private boolean onRedis(LimitDefinition definition) {
-        return this.redis != null && "redis".equals(this.backends.apply(definition));
-    }
-
     private Map<String, Object> describe(LimitDefinition definition) {
         LimitStatistics statistics = this.registry.statistics(definition.name());
         Map<String, Object> description = new LinkedHashMap<>();
@@ -284,8 +276,9 @@ public class RateLimitersEndpoint {
         description.put("allowed", statistics.allowed());
         description.put("rejected", statistics.rejected());
         description.put("fallback", statistics.fallback());
-        if (onRedis(definition) && this.redis.leases(definition)) {
-            description.put("lease", describe(this.redis.leaseCounts(definition.name())));
+        RemoteBackendStatus remote = this.remotes.get(this.backends.apply(definition));
+        if (remote != null && remote.status().leases(definition)) {
+            description.put("lease", describe(remote.backend(), remote.status().leaseCounts(definition.name())));
         }
         if (this.registry.isShadow(definition.name())) {
             description.put("shadow", true);
@@ -294,10 +287,11 @@ public class RateLimitersEndpoint {
         return description;
     }
 
-    private static Map<String, Long> describe(LeaseCounts counts) {
+    /** A leasing limit's counts; the decisions its server took under {@code fromRedis} or {@code fromDatabase}. */
+    private static Map<String, Long> describe(String backend, LeaseCounts counts) {
         Map<String, Long> described = new LinkedHashMap<>();
         described.put("fromLease", counts.fromLease());
-        described.put("fromRedis", counts.fromRedis());
+        described.put("redis".equals(backend) ? "fromRedis" : "fromDatabase", counts.fromServer());
         described.put("leasesTaken", counts.leasesTaken());
         described.put("givenBack", counts.givenBack());
         described.put("lost", counts.lost());

@@ -148,15 +148,11 @@ final class ConfiguredLimits {
 
     /** Why a limit that asks for leases cannot take them, or null when it can. */
     private static Problem leaseProblem(String prefix, LimiterProperties.Limit limit, String defaultBackend) {
-        if (Backends.JDBC.equals(backendOf(limit, defaultBackend))) {
-            return new Problem(prefix + ".lease", "is true, but the database backend takes no leases yet: each"
-                    + " decision is one statement in the database", "Remove " + prefix + ".lease, or set "
-                            + prefix + ".backend to redis, whose leases admit a busy key's calls in this instance.");
-        }
-        if (!Backends.REDIS.equals(backendOf(limit, defaultBackend))) {
+        String backend = backendOf(limit, defaultBackend);
+        if (!Backends.REDIS.equals(backend) && !Backends.JDBC.equals(backend)) {
             return new Problem(prefix + ".lease", "is true, but the limit's counters are local: a lease takes"
-                    + " permits from Redis, which a local limit does not use", "Set " + prefix
-                            + ".backend to redis, or remove " + prefix + ".lease.");
+                    + " permits from a shared server (redis or jdbc), which a local limit does not use", "Set "
+                            + prefix + ".backend to redis or jdbc, or remove " + prefix + ".lease.");
         }
         if (limit.getAlgorithm() == Algorithm.SLIDING_LOG) {
             return new Problem(prefix + ".lease", "is true, but the limit counts by sliding-log, which records"
@@ -168,16 +164,18 @@ final class ConfiguredLimits {
     }
 
     /**
-     * Whether each limit takes leases: its own {@code lease}, else {@code limiter.redis.lease}, for
-     * limits on Redis counted by the sliding window counter (the Redis backend decides the algorithm
-     * of inline limits).
-     * @return the test by limit name, or null when no limit can lease
+     * Whether each limit of a remote backend takes leases: its own {@code lease}, else the backend's
+     * ({@code limiter.redis.lease}, {@code limiter.jdbc.lease}), for limits counted by the sliding
+     * window counter (the backend decides the algorithm of inline limits).
+     * @param properties the limiter's properties
+     * @param backend the backend's name
+     * @param byDefault whether the backend's limits lease unless they say otherwise
+     * @return the test by limit name, or null when no limit of the backend can lease
      */
-    static Predicate<String> leased(LimiterProperties properties) {
-        boolean byDefault = properties.getRedis().isLease();
+    static Predicate<String> leased(LimiterProperties properties, String backend, boolean byDefault) {
         Map<String, Boolean> own = new LinkedHashMap<>();
-        properties.getLimits().forEach((name, limit) -> own.put(name, (limit.getLease() != null) ? limit.getLease()
-                : byDefault && Backends.REDIS.equals(backendOf(limit, properties.getBackend()))));
+        properties.getLimits().forEach((name, limit) -> own.put(name, backend.equals(backendOf(limit,
+                properties.getBackend())) && ((limit.getLease() != null) ? limit.getLease() : byDefault)));
         if (!byDefault && !own.containsValue(true)) {
             return null;
         }

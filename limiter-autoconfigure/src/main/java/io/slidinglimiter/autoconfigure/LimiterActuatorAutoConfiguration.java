@@ -21,7 +21,6 @@ import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
 import io.slidinglimiter.actuate.RateLimitersEndpoint;
 import io.slidinglimiter.actuate.RemoteBackendStatus;
 import io.slidinglimiter.core.LimitRegistry;
-import io.slidinglimiter.redis.RedisStatus;
 
 /**
  * The limiter's Actuator parts: the {@code ratelimiters} endpoint, the {@code ratelimiter} health
@@ -49,11 +48,9 @@ public class LimiterActuatorAutoConfiguration {
             @Bean
             @ConditionalOnMissingBean
             RateLimitersEndpoint rateLimitersEndpoint(LimitRegistry limitRegistry, RateLimiters rateLimiters,
-                    LimitChanges limitChanges, LimiterProperties properties, ObjectProvider<RedisStatus> redisStatus,
-                    ObjectProvider<RemoteBackendStatus> remotes) {
+                    LimitChanges limitChanges, LimiterProperties properties, ObjectProvider<RemoteBackendStatus> remotes) {
                 return new RateLimitersEndpoint(limitRegistry, rateLimiters, limitChanges, (definition) ->
-                        ConfiguredLimits.backendOf(properties, definition.name()),
-                        redisStatus.getIfAvailable(), remotes.orderedStream().toList());
+                        ConfiguredLimits.backendOf(properties, definition.name()), remotes.orderedStream().toList());
             }
 
         }

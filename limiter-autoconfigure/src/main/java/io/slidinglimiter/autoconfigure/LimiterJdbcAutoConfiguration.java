@@ -1,10 +1,14 @@
 package io.slidinglimiter.autoconfigure;
 
 import java.util.Map;
+import java.util.function.Predicate;
 
 import javax.sql.DataSource;
 
+import io.micrometer.core.instrument.MeterRegistry;
+
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -12,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.actuate.RemoteBackendStatus;
@@ -21,6 +26,7 @@ import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.failover.FailurePolicy;
+import io.slidinglimiter.failover.Leases;
 import io.slidinglimiter.failover.ResilientBackend;
 import io.slidinglimiter.jdbc.CounterTable;
 import io.slidinglimiter.jdbc.JdbcBackend;
@@ -68,11 +74,13 @@ public class LimiterJdbcAutoConfiguration {
         JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout(),
                 (jdbcProperties.getMaxWait() != null) ? jdbcProperties.getMaxWait() : JdbcBackend.DEFAULT_MAX_WAIT);
         Map<String, FailurePolicy> policies = ConfiguredLimits.failurePolicies(properties);
-        ResilientBackend backend = new ResilientBackend(jdbc, Backends.local(properties, clock),
-                new ResilientBackend.Settings(jdbcProperties.getOnFailure(), policies,
-                        jdbcProperties.getFailureThreshold(), jdbcProperties.getOpenFor().toMillis(),
-                        jdbcProperties.getDenialCacheSize()),
-                clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), jdbc::ping, null);
+        ResilientBackend.Settings settings = new ResilientBackend.Settings(jdbcProperties.getOnFailure(), policies,
+                jdbcProperties.getFailureThreshold(), jdbcProperties.getOpenFor().toMillis(),
+                jdbcProperties.getDenialCacheSize());
+        Predicate<String> leased = ConfiguredLimits.leased(properties, Backends.JDBC, jdbcProperties.isLease());
+        ResilientBackend backend = new ResilientBackend(jdbc, Backends.local(properties, clock), settings, clock,
+                (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), jdbc::ping,
+                (leased != null) ? new Leases(jdbc, clock, leased, settings.maxKeys(), true) : null);
         return new LimiterJdbc(jdbc, backend, table);
     }
 
@@ -91,6 +99,15 @@ public class LimiterJdbcAutoConfiguration {
         });
     }
 
+    /**
+     * What leases hold is given back when the application stops: after the web server stopped taking
+     * requests, before the pool closes.
+     */
+    @Bean
+    LeaseGiveBack limiterJdbcLeaseGiveBack(LimiterJdbc limiterJdbc) {
+        return new LeaseGiveBack(limiterJdbc.backend());
+    }
+
     /** Deletes rows of keys idle past their window, every {@code limiter.jdbc.cleanup-interval}. */
     @Bean
     JdbcIdleSweep limiterJdbcIdleSweep(LimiterJdbc limiterJdbc, LimiterProperties properties) {
@@ -104,6 +121,20 @@ public class LimiterJdbcAutoConfiguration {
         return new LimitChanges(limitRegistry, new JdbcLimitOverrides(limiterJdbc.jdbc()), 1_000,
                 rateLimitBackend::largestLimit,
                 () -> !limiterJdbc.backend().failoverStatus().isFailing());
+    }
+
+    /** {@code limiter.lease.decisions} of the database's leasing limits (source {@code lease} or {@code jdbc}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    static class JdbcMetricsConfiguration {
+
+        @Bean
+        SmartInitializingSingleton limiterJdbcLeaseMeters(ObjectProvider<MeterRegistry> meterRegistry,
+                LimiterJdbc limiterJdbc, LimitRegistry limitRegistry) {
+            return LeaseMeters.binder(meterRegistry, limitRegistry, limiterJdbc.backend().failoverStatus(),
+                    Backends.JDBC);
+        }
+
     }
 
     /**

@@ -610,6 +610,20 @@ public class LimiterProperties {
          */
         private Duration cleanupInterval = Duration.ofMinutes(1);
 
+        /**
+         * Whether database limits of the sliding window counter take leases (permits in batches for
+         * busy keys, admitted in this instance), unless limiter.limits.<name>.lease says otherwise.
+         */
+        private boolean lease;
+
+        public boolean isLease() {
+            return this.lease;
+        }
+
+        public void setLease(boolean lease) {
+            this.lease = lease;
+        }
+
         public FailurePolicy getOnFailure() {
             return this.onFailure;
         }

@@ -2,7 +2,6 @@ package io.slidinglimiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.function.ToLongFunction;
 
 import io.lettuce.core.cluster.SlotHash;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -37,7 +36,6 @@ import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.failover.FailurePolicy;
-import io.slidinglimiter.redis.LeaseCounts;
 import io.slidinglimiter.redis.LettuceScriptRunner;
 import io.slidinglimiter.redis.RedisBackend;
 import io.slidinglimiter.redis.RedisKeys;
@@ -119,7 +117,7 @@ public class LimiterRedisAutoConfiguration {
                 Backends.local(properties, clock),
                 new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
                         redisProperties.getFailureThreshold(), redisProperties.getOpenFor().toMillis(),
-                        redisProperties.getDenialCacheSize(), ConfiguredLimits.leased(properties)),
+                        redisProperties.getDenialCacheSize(), ConfiguredLimits.leased(properties, Backends.REDIS, redisProperties.isLease())),
                 clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), cluster ? null : () -> {
                     // One server: a read that answers proves it back. (A Cluster's shards recover one by one,
                     // each through its own breaker's trial call.)
@@ -207,24 +205,7 @@ public class LimiterRedisAutoConfiguration {
         @Bean
         SmartInitializingSingleton limiterLeaseMeters(ObjectProvider<MeterRegistry> meterRegistry,
                 LimiterRedis limiterRedis, LimitRegistry limitRegistry) {
-            return () -> meterRegistry.ifAvailable((registry) -> limitRegistry.onRegistration((definition) -> {
-                if (!limiterRedis.backend().status().leases(definition)) {
-                    return;
-                }
-                RedisStatus backend = limiterRedis.backend().status();
-                String name = definition.name();
-                leaseDecisions(registry, backend, name, "lease", (counts) -> counts.fromLease());
-                leaseDecisions(registry, backend, name, "redis", (counts) -> counts.fromRedis());
-            }));
-        }
-
-        /** Here, not in the outer class: its signature names Micrometer, which may be absent. */
-        private static void leaseDecisions(MeterRegistry registry, RedisStatus backend, String limitName,
-                String source, ToLongFunction<LeaseCounts> count) {
-            FunctionCounter.builder("limiter.lease.decisions", backend,
-                    (each) -> count.applyAsLong(each.leaseCounts(limitName)))
-                    .description("Decisions of a leasing limit, admitted from a lease or taken by Redis")
-                    .tag("limit", limitName).tag("source", source).register(registry);
+            return LeaseMeters.binder(meterRegistry, limitRegistry, limiterRedis.backend().status(), Backends.REDIS);
         }
 
     }

@@ -2,9 +2,11 @@ package io.slidinglimiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,6 +21,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
+import io.slidinglimiter.actuate.RateLimitersEndpoint;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.testsupport.ConcurrentCalls;
@@ -152,10 +155,44 @@ class LimiterJdbcAutoConfigurationTests {
                         .contains("PostgreSQL 15 or later"));
     }
 
+    /**
+     * {@code limiter.jdbc.lease}: two instances' calls of one hot key are admitted from leases, never
+     * over the limit; the endpoint and the meters say so; once both stop (giving back what their
+     * leases hold) the database holds exactly what they admitted.
+     */
     @Test
-    void aLeaseOnTheDatabaseFailsTheStart() {
-        FailureAnalysisAccess.assertStartFails(onTheDatabase().withPropertyValues("limiter.limits.shared.lease=true"),
-                (description) -> assertThat(description).contains("limiter.limits.shared.lease"));
+    void leasesOnTheDatabaseAdmitWithoutStatementsAndLeaveExactlyWhatWasAdmitted() {
+        ApplicationContextRunner leasing = onTheDatabase().withPropertyValues("limiter.jdbc.lease=true",
+                "limiter.limits.hot.limit=2000", "limiter.limits.hot.window=10m",
+                "spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=ratelimiters");
+        AtomicInteger admitted = new AtomicInteger();
+        leasing.run((first) -> leasing.run((second) -> {
+            RateLimiters one = first.getBean(RateLimiters.class);
+            RateLimiters other = second.getBean(RateLimiters.class);
+            ConcurrentCalls calls = ConcurrentCalls.run(8, 400, () -> ((Thread.currentThread().getId() % 2 == 0) ? one
+                    : other).tryAcquire("hot", "k").allowed());
+            assertThat(calls.failures()).hasValue(0);
+            assertThat(calls.admitted().get()).isBetween(1, 2000);
+            admitted.set(calls.admitted().get());
+            Map<String, Object> hot = first.getBean(RateLimitersEndpoint.class).limit("hot", "k", null).getBody();
+            assertThat(hot).extractingByKey("lease").asInstanceOf(InstanceOfAssertFactories.MAP)
+                    .containsKeys("fromLease", "fromDatabase", "leasesTaken", "givenBack", "lost");
+            assertThat(hot).extractingByKey("key").asInstanceOf(InstanceOfAssertFactories.MAP).containsKey("lease");
+            double fromLease = first.getBean(MeterRegistry.class).get("limiter.lease.decisions").tag("limit", "hot")
+                    .tag("source", "lease").functionCounter().count()
+                    + second.getBean(MeterRegistry.class).get("limiter.lease.decisions").tag("limit", "hot")
+                            .tag("source", "lease").functionCounter().count();
+            assertThat(fromLease).as("admitted from leases, without a statement").isPositive();
+        }));
+        leasing.run((reader) -> assertThat(reader.getBean(RateLimiters.class).usage("hot", "k").used())
+                .as("given back at stop").isEqualTo(admitted.get()));
+    }
+
+    @Test
+    void aLeaseOfASlidingLogOnTheDatabaseFailsTheStart() {
+        FailureAnalysisAccess.assertStartFails(onTheDatabase().withPropertyValues("limiter.limits.shared.lease=true",
+                "limiter.limits.shared.algorithm=sliding-log"),
+                (description) -> assertThat(description).contains("limiter.limits.shared.lease").contains("sliding-log"));
     }
 
     @Test

@@ -52,8 +52,9 @@ class LimiterPropertiesValidationTests {
     void aLeaseOnALocalLimitFailsTheStartSayingWhy() {
         assertFailure(analysis -> {
             assertThat(analysis.getDescription()).contains("limiter.limits.api.lease")
-                    .contains("is true, but the limit's counters are local: a lease takes permits from Redis");
-            assertThat(analysis.getAction()).contains("Set limiter.limits.api.backend to redis, or remove"
+                    .contains("is true, but the limit's counters are local: a lease takes permits from a shared server"
+                            + " (redis or jdbc)");
+            assertThat(analysis.getAction()).contains("Set limiter.limits.api.backend to redis or jdbc, or remove"
                     + " limiter.limits.api.lease.");
         }, "limiter.limits.api.limit=10", "limiter.limits.api.window=1m", "limiter.limits.api.lease=true");
     }

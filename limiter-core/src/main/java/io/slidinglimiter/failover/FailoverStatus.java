@@ -2,11 +2,13 @@ package io.slidinglimiter.failover;
 
 import java.util.List;
 
+import io.slidinglimiter.core.LimitDefinition;
+
 /**
  * What a {@link ResilientBackend} can tell of its failover, for health or the endpoint.
  * <p>
- * Whether the server is failing it, which shards' breakers are open, what fell back. Every method
- * only reads.
+ * Whether the server is failing it, which shards' breakers are open, what fell back, this instance's
+ * leases. Every method only reads.
  */
 public class FailoverStatus {
 
@@ -18,19 +20,23 @@ public class FailoverStatus {
 
     private final SlowCalls slowCalls;
 
-    FailoverStatus(Outage outage, ShardBreakers breakers, FailurePolicies policies, SlowCalls slowCalls) {
+    private final RemoteLeases leases;
+
+    FailoverStatus(Outage outage, ShardBreakers breakers, FailurePolicies policies, SlowCalls slowCalls,
+            RemoteLeases leases) {
         this.outage = outage;
         this.breakers = breakers;
         this.policies = policies;
         this.slowCalls = slowCalls;
+        this.leases = leases;
     }
 
     /**
-     * The status of the same failover, for a backend's status that tells more (its leases).
+     * The status of the same failover, for a backend's status that tells more.
      * @param failover the failover's status
      */
     protected FailoverStatus(FailoverStatus failover) {
-        this(failover.outage, failover.breakers, failover.policies, failover.slowCalls);
+        this(failover.outage, failover.breakers, failover.policies, failover.slowCalls, failover.leases);
     }
 
     /** @return the server's name as operators know it: {@code "Redis"}, {@code "PostgreSQL"} */
@@ -93,6 +99,34 @@ public class FailoverStatus {
      */
     public FailurePolicy policyOf(String limitName) {
         return this.policies.policyOf(limitName);
+    }
+
+    /**
+     * Whether a limit takes leases on this instance.
+     * @param limit its definition in force
+     * @return whether it does
+     */
+    public boolean leases(LimitDefinition limit) {
+        return this.leases != null && this.leases.covers(limit);
+    }
+
+    /**
+     * A limit's decisions with leases since start.
+     * @param limitName the limit's name
+     * @return its counts; zeros when it does not lease
+     */
+    public LeaseCounts leaseCounts(String limitName) {
+        return (this.leases != null) ? this.leases.counts(limitName) : LeaseCounts.NONE;
+    }
+
+    /**
+     * A key's lease on this instance.
+     * @param limitName the limit's name
+     * @param key the counter key
+     * @return its state; not held when none is, or the limit does not lease
+     */
+    public LeaseState leaseState(String limitName, String key) {
+        return (this.leases != null) ? this.leases.state(limitName, key) : LeaseState.NONE;
     }
 
 }

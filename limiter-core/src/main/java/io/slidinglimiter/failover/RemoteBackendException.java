@@ -1,5 +1,7 @@
 package io.slidinglimiter.failover;
 
+import java.util.concurrent.CompletionException;
+
 /**
  * A remote backend's server could not do what was asked: unreachable, too slow, or failing the call.
  * <p>
@@ -17,6 +19,18 @@ public class RemoteBackendException extends RuntimeException {
      */
     public RemoteBackendException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /**
+     * The failure of an asynchronous call as the synchronous call would throw it.
+     * @param failure a stage's failure
+     * @return its cause when the stage wrapped it, as a runtime exception (this kind around any other)
+     */
+    public static RuntimeException thrown(Throwable failure) {
+        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+                : failure;
+        return (cause instanceof RuntimeException runtime) ? runtime
+                : new RemoteBackendException("The server failed: " + cause.getMessage(), cause);
     }
 
 }

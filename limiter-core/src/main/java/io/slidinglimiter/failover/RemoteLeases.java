@@ -63,4 +63,19 @@ public interface RemoteLeases extends AutoCloseable {
     /** Gives back the leases that ended without traffic now: for tests that replay a schedule. */
     void sweep();
 
+    /**
+     * A limit's decisions with leases on this instance since start.
+     * @param limitName the limit's name
+     * @return its counts, zero when it never leased
+     */
+    LeaseCounts counts(String limitName);
+
+    /**
+     * A key's lease as this instance holds it now.
+     * @param limitName the limit's name
+     * @param key the counter key
+     * @return its state; not held when it holds none
+     */
+    LeaseState state(String limitName, String key);
+
 }

@@ -111,7 +111,7 @@ public class ResilientBackend implements RateLimitBackend {
         this.limitFaults = new LimitFaults(remote);
         this.acrossLimits = new SeveralLimits(remote, this.breakers, this.outcomes, this.policies, this.limitFaults,
                 timeSource, this::breakerOf);
-        this.status = new FailoverStatus(this.outage, this.breakers, this.policies, this.outcomes.slowCalls());
+        this.status = new FailoverStatus(this.outage, this.breakers, this.policies, this.outcomes.slowCalls(), leases);
     }
 
     /**

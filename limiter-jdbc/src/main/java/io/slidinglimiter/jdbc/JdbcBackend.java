@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
@@ -22,6 +23,8 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.failover.LeaseGrant;
+import io.slidinglimiter.failover.LeaseServer;
 import io.slidinglimiter.failover.RemoteBackend;
 
 /**
@@ -38,7 +41,7 @@ import io.slidinglimiter.failover.RemoteBackend;
  * thread is in. A failure throws {@link JdbcBackendException}: wrap the backend in a
  * {@link io.slidinglimiter.failover.ResilientBackend} to decide by the failure policy instead.
  */
-public final class JdbcBackend implements RemoteBackend {
+public final class JdbcBackend implements RemoteBackend, LeaseServer {
 
     /** The largest limit the function counts exactly: totals and charges stay far inside a bigint. */
     public static final long MAX_LIMIT = 1L << 53;
@@ -58,6 +61,8 @@ public final class JdbcBackend implements RemoteBackend {
     private static final String REFUND = "refund";
 
     private static final String SETTLE = "settle";
+
+    private static final String LEASE = "lease";
 
     private final JdbcConnections connections;
 
@@ -234,6 +239,52 @@ public final class JdbcBackend implements RemoteBackend {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One statement, on {@code blocking} (a JDBC call blocks its thread), or on this thread when it is
+     * null. A lease the database would take after its caller stopped waiting changes nothing.
+     */
+    @Override
+    public CompletionStage<LeaseGrant> lease(LimitDefinition limit, String key, long cost, long wanted,
+            Executor blocking) {
+        if (blocking != null) {
+            return CompletableFuture.supplyAsync(() -> lease(limit, key, cost, wanted, null), blocking)
+                    .thenCompose((grant) -> grant);
+        }
+        List<LimitRequest> requests = List.of(new LimitRequest(limit, key, Math.max(1, cost)));
+        try {
+            long[] reply = call(LEASE, null, wanted, requests, new long[] { cost });
+            if (reply[0] == -1) {
+                throw afterDeadline();
+            }
+            noteClock(reply[1]);
+            Decision decision = CounterStatements.decisions(reply, requests, 0).get(0);
+            return CompletableFuture.completedFuture(new LeaseGrant(decision, reply[6], reply[1], reply[7], reply[8]));
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One statement, a refund of the unused permits at the lease's time and the row's generation then,
+     * on this thread.
+     */
+    @Override
+    public CompletionStage<?> giveBack(LimitDefinition limit, String key, LeaseGrant grant, long unused) {
+        try {
+            call(REFUND, grant.decidedAtMillis(), grant.counterCreatedAtMillis(),
+                    List.of(new LimitRequest(limit, key, unused)), new long[] { unused });
+            return CompletableFuture.completedFuture(null);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
     @Override
     public Decision peek(LimitDefinition limit, String key) {
         return usage(limit, key).decision();
@@ -372,7 +423,7 @@ public final class JdbcBackend implements RemoteBackend {
         if (RemoteBackend.super.isLimitsOwn(failure)) {
             return true;
         }
-        String state = sqlStateOf(failure);
+        String state = JdbcBackendException.sqlStateOf(failure);
         return state != null && (state.startsWith("22") || state.equals("55P03"));
     }
 
@@ -385,7 +436,7 @@ public final class JdbcBackend implements RemoteBackend {
      */
     @Override
     public boolean answered(Throwable failure) {
-        String state = sqlStateOf(failure);
+        String state = JdbcBackendException.sqlStateOf(failure);
         return state != null && !state.startsWith("08") && !state.startsWith("57P");
     }
 
@@ -408,7 +459,7 @@ public final class JdbcBackend implements RemoteBackend {
         try (Connection connection = this.connections.open()) {
             // An acquisition's deadline counts from now, when the statement goes: a connection is in hand.
             return CounterStatements.decide(this.connections, connection, this.table, operation, fixedNow(),
-                    ACQUIRE.equals(operation) ? deadline() : atMillis, decidedIn, requests, costs);
+                    (ACQUIRE.equals(operation) || LEASE.equals(operation)) ? deadline() : atMillis, decidedIn, requests, costs);
         }
         catch (SQLException ex) {
             throw failure(operation, ex);
@@ -435,18 +486,6 @@ public final class JdbcBackend implements RemoteBackend {
             costs[i] = requests.get(i).cost();
         }
         return costs;
-    }
-
-    private static String sqlStateOf(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
-                return sql.getSQLState();
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return null;
     }
 
 }

@@ -27,4 +27,21 @@ public class JdbcBackendException extends RemoteBackendException {
         return (getCause() instanceof SQLException sql) ? sql.getSQLState() : null;
     }
 
+    /**
+     * The SQLSTATE of a failure or of one of its causes.
+     * @param failure what a statement failed with
+     * @return its five characters, or null when no cause has one
+     */
+    static String sqlStateOf(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
+                return sql.getSQLState();
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return null;
+    }
+
 }

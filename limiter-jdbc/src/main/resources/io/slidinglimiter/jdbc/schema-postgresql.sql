@@ -116,12 +116,14 @@ BEGIN
 END;
 $$;
 
--- Decides, all or nothing, one call's limits, or peeks at, resets, refunds or settles them.
---   operation    'acquire', 'peek', 'reset', 'refund', 'settle'
+-- Decides, all or nothing, one call's limits, or peeks at, resets, refunds or settles them, or takes
+-- a lease of one sliding-window-counter limit.
+--   operation    'acquire', 'peek', 'reset', 'refund', 'settle', 'lease'
 --   fixed_now    the time in epoch millis, or null for the database's clock (production: null)
---   at_millis    'acquire': the database time after which the caller no longer waits (null: none);
---                'refund', 'settle': when the admission undone or settled was decided
---   decided_in   'refund', 'settle': the generation of that decision (0: unknown)
+--   at_millis    'acquire', 'lease': the database time after which the caller no longer waits (null:
+--                none); 'refund', 'settle': when the admission undone or settled was decided
+--   decided_in   'refund', 'settle': the generation of that decision (0: unknown); 'lease': the
+--                permits wanted, the call's cost included
 --   lock_wait    the longest wait for another session's lock on a counter, millis (0: no bound)
 --   names, keys  each limit's name and counter key
 --   algorithms   0 sliding window counter, 1 sliding log
@@ -130,6 +132,11 @@ $$;
 -- Returns { all allowed (1 or 0; -1 when run after the caller's deadline, with nothing changed), the
 -- time decided at, then four per limit: allowed (1 or 0), remaining, retry-after millis,
 -- reset-after millis; then for 'peek' the count of each limit, for 'acquire' the generation }.
+-- 'lease' takes the call's cost and up to decided_in - cost permits more, counted at once in the
+-- current sub-window: at most half of what is left after the call, so that the window's last permits
+-- go one by one. It returns the acquisition's reply, then the permits taken in all, the time the
+-- sub-window ends at (the lease ends by then) and the row's generation, which a give-back (a
+-- 'refund' of the unused permits at the lease's time and generation) names.
 -- A rejected call consumes nothing; a limit that would have admitted it alone says allowed 1. Rows
 -- are locked in (name, key) order, so calls over several limits never deadlock.
 CREATE OR REPLACE FUNCTION limiter_counters_decide(operation text, fixed_now bigint, at_millis bigint,
@@ -145,7 +152,7 @@ DECLARE
     generation bigint;
     n_limits   int := cardinality(names);
     lock_order int[];
-    writes     boolean := operation IN ('acquire', 'settle');
+    writes     boolean := operation IN ('acquire', 'settle', 'lease');
     rec        limiter_counters;
     loaded     limiter_counters[] := '{}';
     present    boolean[] := '{}';
@@ -193,8 +200,34 @@ BEGIN
     clock := clock_timestamp();
     now_ms := coalesce(fixed_now, floor(extract(epoch FROM clock) * 1000)::bigint);
     generation := floor(extract(epoch FROM clock) * 1000000)::bigint;
-    IF operation = 'acquire' AND at_millis IS NOT NULL AND now_ms > at_millis THEN
+    IF operation IN ('acquire', 'lease') AND at_millis IS NOT NULL AND now_ms > at_millis THEN
         RETURN ARRAY[-1, now_ms];
+    END IF;
+    IF operation = 'lease' THEN
+        rec := loaded[1];
+        SELECT * INTO st FROM limiter_counters_step(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation,
+            rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], costs[1], 0);
+        taken := 0;
+        slot := now_ms;
+        stamp := 0;
+        IF st.s_decision[1] = 1 THEN
+            taken := costs[1];
+            slot_ms := windows[1] / sub_windows[1];
+            -- More than the cost only in the newest sub-window by the database's time (not after it stepped back).
+            IF st.s_newest = now_ms / slot_ms THEN
+                taken := taken + greatest(0, least(decided_in - costs[1], (limits[1] - st.s_total - costs[1]) / 2));
+                slot := (st.s_newest + 1) * slot_ms;
+                stamp := st.s_generation;
+            END IF;
+            SELECT * INTO st FROM limiter_counters_step(rec.geometry, rec.newest, rec.total, rec.counts,
+                rec.generation, rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], taken, 2);
+        END IF;
+        IF st.s_changed THEN
+            UPDATE limiter_counters SET geometry = st.s_geometry, newest = st.s_newest, total = st.s_total,
+                    counts = st.s_counts, times = NULL, generation = st.s_generation, expires_at = st.s_expires_at
+                WHERE limit_name = names[1] AND counter_key = keys[1];
+        END IF;
+        RETURN ARRAY[st.s_decision[1], now_ms] || st.s_decision || ARRAY[taken, slot, stamp];
     END IF;
 
     result := ARRAY[0, now_ms];

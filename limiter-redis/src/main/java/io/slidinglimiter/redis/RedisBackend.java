@@ -14,6 +14,8 @@ import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.KeyUsage;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.failover.LeaseGrant;
+import io.slidinglimiter.failover.LeaseServer;
 import io.slidinglimiter.failover.RemoteBackend;
 import io.slidinglimiter.internal.SplitDecision;
 
@@ -42,7 +44,7 @@ import static io.slidinglimiter.redis.ScriptMessages.limitsOf;
  * later rejection refunds exactly what the earlier groups took: until the refund lands, another
  * caller may see those permits as used (a brief over-count, never an under-count).
  */
-public final class RedisBackend implements RemoteBackend {
+public final class RedisBackend implements RemoteBackend, LeaseServer {
 
     /** The largest limit Redis counts exactly: its Lua numbers are doubles. */
     public static final long MAX_LIMIT = ScriptMessages.MAX_LIMIT;
@@ -364,7 +366,8 @@ public final class RedisBackend implements RemoteBackend {
      * @param blocking where a runner without an asynchronous API waits; null to wait on this thread
      * @return the lease, or a stage failed with a {@link RedisBackendException}
      */
-    CompletionStage<LeaseGrant> lease(LimitDefinition limit, String key, long cost, long wanted, Executor blocking) {
+    @Override
+    public CompletionStage<LeaseGrant> lease(LimitDefinition limit, String key, long cost, long wanted, Executor blocking) {
         RedisRoutes.Route route = this.routes.of(limit, key);
         byte[][] args = ScriptMessages.lease(now(), deadline(route.shard()), limit, cost, wanted);
         CompletionStage<List<Long>> reply;
@@ -408,7 +411,8 @@ public final class RedisBackend implements RemoteBackend {
      * @param unused its permits not admitted
      * @return when Redis answered; failed when it did not
      */
-    CompletionStage<List<Long>> giveBack(LimitDefinition limit, String key, LeaseGrant grant, long unused) {
+    @Override
+    public CompletionStage<List<Long>> giveBack(LimitDefinition limit, String key, LeaseGrant grant, long unused) {
         return this.runner.runLater(new byte[][] { this.keys.counterKey(limit.name(), key) },
                 ScriptMessages.giveBack(now(), limit, grant.decidedAtMillis(), unused, grant.counterCreatedAtMillis()));
     }

@@ -9,6 +9,7 @@ import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.RateLimitBackend;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.failover.FailurePolicy;
+import io.slidinglimiter.failover.Leases;
 import io.slidinglimiter.failover.ResilientBackend;
 
 /**
@@ -66,7 +67,7 @@ public final class ResilientRedisBackend extends ResilientBackend {
     private ResilientRedisBackend(RedisBackend redis, RateLimitBackend local, Settings settings,
             TimeSource timeSource, Consumer<LimitDefinition> onFallback, BooleanSupplier probe, Leases leases) {
         super(redis, local, settings.failover(), timeSource, onFallback, probe, leases);
-        this.status = new RedisStatus(failoverStatus(), leases, redis::isScriptLoaded);
+        this.status = new RedisStatus(failoverStatus(), redis::isScriptLoaded);
     }
 
     /**

@@ -11,6 +11,7 @@ import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.failover.LeaseGrant;
 
 /**
  * What the limiter's script is sent, what it answers.

@@ -23,6 +23,7 @@ import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.RedisExtension;
 import io.slidinglimiter.testsupport.RedisServer;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -27,6 +27,10 @@ import io.slidinglimiter.local.WindowCounterPropertiesTests.SlotModel;
 import io.slidinglimiter.local.WindowCounterPropertiesTests;
 import io.slidinglimiter.testsupport.RedisExtension;
 import io.slidinglimiter.testsupport.RedisServer;
+import io.slidinglimiter.failover.LeaseCounts;
+import io.slidinglimiter.failover.LeaseGrant;
+import io.slidinglimiter.failover.LeaseState;
+import io.slidinglimiter.failover.Leases;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.slidinglimiter.redis;
+package io.slidinglimiter.failover;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,46 +20,44 @@ import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.TimeSource;
-import io.slidinglimiter.failover.LeaseStep;
-import io.slidinglimiter.failover.RemoteLeases;
 
 /**
- * This instance's leases.
+ * This instance's leases of a remote backend's keys.
  * <p>
- * Permits of hot keys taken from Redis in batches and admitted here, exactly,
- * by any number of threads, until the batch is spent or its sub-window ends.
+ * Permits of hot keys taken from the server ({@link LeaseServer}) in batches and admitted here,
+ * exactly, by any number of threads, until the batch is spent or its sub-window ends.
  * <ul>
- * <li>A lease's permits are counted in Redis when it is taken, in the sub-window Redis was in, so the
+ * <li>A lease's permits are counted on the server when it is taken, in the sub-window the server was in, so the
  * instances together never admit more than the limit in any window: a lease ends before its
- * sub-window does (by Redis time, measured on this instance's clock from when the call was sent, less
+ * sub-window does (by server time, measured on this instance's clock from when the call was sent, less
  * {@value #MARGIN_MILLIS} ms), and at most {@value #MAX_LEASE_MILLIS} ms after it was taken, so a
  * reset or a limit change made on another instance ends it by then.</li>
  * <li>What a lease did not admit is given back to its sub-window when it ends (by the next decision
  * for the key or by a sweep every {@value #SWEEP_MILLIS} ms), when the definition changes (a new
  * limit, a plan) and when the backend closes; never into a counter that was reset or replaced since.
- * A give-back that Redis does not answer is lost: those permits stay counted until their
+ * A give-back that the server does not answer is lost: those permits stay counted until their
  * sub-window leaves the window (under-admission, never over).</li>
  * <li>Size: the call's cost plus what this instance's observed rate for the key would admit until the
- * lease ends; Redis gives at most half of what is left after the call, so a key near its limit is
- * decided permit by permit, in Redis.</li>
+ * lease ends; the server gives at most half of what is left after the call, so a key near its limit is
+ * decided permit by permit, on the server.</li>
  * <li>One thread at a time takes a key's next lease, or tops up a lease with a quarter left in the
  * background; calls that find the lease spent meanwhile wait for it (without a thread, on the
- * asynchronous path) instead of a round trip of their own, and decide in Redis when it brings
+ * asynchronous path) instead of a round trip of their own, and decide on the server when it brings
  * nothing for them.</li>
  * </ul>
  */
-final class Leases implements RemoteLeases {
+public final class Leases implements RemoteLeases {
 
     /** The longest a lease lives: a reset or a limit change made on another instance ends it by then. */
-    static final long MAX_LEASE_MILLIS = HeldLease.MAX_LEASE_MILLIS;
+    public static final long MAX_LEASE_MILLIS = HeldLease.MAX_LEASE_MILLIS;
 
-    /** A lease ends this much before its sub-window: Redis rounds its time down, this clock may lag a tick. */
-    static final long MARGIN_MILLIS = HeldLease.MARGIN_MILLIS;
+    /** A lease ends this much before its sub-window: the server rounds its time down, this clock may lag a tick. */
+    public static final long MARGIN_MILLIS = HeldLease.MARGIN_MILLIS;
 
     /** How often leases that ended without traffic are given back. */
     static final long SWEEP_MILLIS = 50;
 
-    private final RedisBackend redis;
+    private final LeaseServer server;
 
     private final TimeSource timeSource;
 
@@ -80,15 +78,15 @@ final class Leases implements RemoteLeases {
             .newUpdater(Holder.class, CompletableFuture.class, "inFlight");
 
     /**
-     * @param redis takes and gives back leases
+     * @param server takes and gives back leases
      * @param timeSource this instance's clock
      * @param leased the names of the limits that lease
-     * @param maxKeys the most keys holding a lease at once; others decide in Redis
+     * @param maxKeys the most keys holding a lease at once; others decide on the server
      * @param sweep whether a daemon thread gives back leases that ended without traffic (tests call
      * {@link #sweep()} instead)
      */
-    Leases(RedisBackend redis, TimeSource timeSource, Predicate<String> leased, int maxKeys, boolean sweep) {
-        this.redis = redis;
+    public Leases(LeaseServer server, TimeSource timeSource, Predicate<String> leased, int maxKeys, boolean sweep) {
+        this.server = server;
         this.timeSource = timeSource;
         this.leased = leased;
         this.maxKeys = maxKeys;
@@ -119,8 +117,8 @@ final class Leases implements RemoteLeases {
      * @param limit the definition in force
      * @param key the counter key
      * @param cost the call's permits
-     * @return the decision, at the Redis time the lease was taken (which a settle needs), or null to
-     * decide in Redis
+     * @return the decision, at the server time the lease was taken (which a settle needs), or null to
+     * decide on the server
      */
     @Override
     public Decisions admit(LimitDefinition limit, String key, long cost) {
@@ -150,10 +148,10 @@ final class Leases implements RemoteLeases {
             return null;
         }
         holder.statistics.fromLease.increment();
-        // Read before a top-up changes what Redis said (a top-up that lands meanwhile lowers it first and
+        // Read before a top-up changes what the server said (a top-up that lands meanwhile lowers it first and
         // adds to what is left after: the remaining shown is low for that instant, never high).
         Decisions admitted = new Decisions(true, List.of(new Decision(true, limit.limit(),
-                lease.redisRemaining + left - cost, 0, Math.max(0, lease.resetAtMillis - nowMillis))),
+                lease.serverRemaining + left - cost, 0, Math.max(0, lease.resetAtMillis - nowMillis))),
                 lease.grant.decidedAtMillis());
         if (left - cost < lease.lowWater && holder.inFlight == null) {
             topUp(holder, lease, limit, key);
@@ -163,7 +161,7 @@ final class Leases implements RemoteLeases {
 
     /**
      * The lease side of a call that the key's lease could not admit (past the denial cache and the
-     * breaker): this thread takes the key's next lease from Redis, or, while another thread takes
+     * breaker): this thread takes the key's next lease from the server, or, while another thread takes
      * it, the call waits for that one and is admitted from it. One path for both kinds of caller:
      * with {@code blocking} null everything happens on this thread, and the stage returned is
      * complete; otherwise nothing blocks a thread.
@@ -171,10 +169,10 @@ final class Leases implements RemoteLeases {
      * @param key the counter key
      * @param cost the call's permits
      * @param sentAtMillis when the call started, on this instance's clock
-     * @param blocking null to call Redis and wait on this thread; else where a runner without an
+     * @param blocking null to call the server and wait on this thread; else where a runner without an
      * asynchronous API waits
      * @return what became of the call; null when neither applies (another thread is taking nothing
-     * and this one cannot take, e.g. too many keys hold leases): decide in Redis as without leases
+     * and this one cannot take, e.g. too many keys hold leases): decide on the server as without leases
      */
     @Override
     public CompletionStage<LeaseStep> next(LimitDefinition limit, String key, long cost, long sentAtMillis,
@@ -183,7 +181,7 @@ final class Leases implements RemoteLeases {
         if (holder != null) {
             CompletionStage<LeaseGrant> grant;
             try {
-                grant = this.redis.lease(limit, key, cost, wanted(holder, limit, cost), blocking);
+                grant = this.server.lease(limit, key, cost, wanted(holder, limit, cost), blocking);
             }
             catch (RuntimeException ex) {
                 grant = CompletableFuture.failedFuture(ex);
@@ -191,7 +189,7 @@ final class Leases implements RemoteLeases {
             return grant.handle((granted, failure) -> {
                 if (failure != null) {
                     released(holder);
-                    return new LeaseStep.NotGranted(RedisBackendException.of(failure));
+                    return new LeaseStep.NotGranted(RemoteBackendException.thrown(failure));
                 }
                 return new LeaseStep.Granted(install(holder, limit, key, granted, cost, sentAtMillis),
                         granted.decidedAtMillis());
@@ -218,7 +216,7 @@ final class Leases implements RemoteLeases {
             Thread.currentThread().interrupt();
         }
         catch (ExecutionException | TimeoutException ex) {
-            // Decided in Redis, as without leases.
+            // Decided on the server, as without leases.
         }
     }
 
@@ -242,20 +240,20 @@ final class Leases implements RemoteLeases {
         return IN_FLIGHT.compareAndSet(holder, null, new CompletableFuture<Void>()) ? holder : null;
     }
 
-    /** The permits to ask Redis for, the call's cost included; at least {@code cost}. */
+    /** The permits to ask the server for, the call's cost included; at least {@code cost}. */
     private long wanted(Holder holder, LimitDefinition limit, long cost) {
         HeldLease previous = holder.lease;
         return (previous != null) ? previous.nextSize(limit, cost, this.timeSource.currentTimeMillis()) : cost;
     }
 
     /**
-     * Installs what Redis gave: the previous lease's rest is given back, the new one serves calls.
+     * Installs what the server gave: the previous lease's rest is given back, the new one serves calls.
      * The claim is released.
      * @return the call's decision, its remaining counting the lease's permits as not used
      */
     private Decision install(Holder holder, LimitDefinition limit, String key, LeaseGrant grant, long cost,
             long sentAtMillis) {
-        holder.statistics.fromRedis.increment();
+        holder.statistics.fromServer.increment();
         Decision decision = grant.decision();
         if (!decision.allowed()) {
             endCurrent(holder);
@@ -290,7 +288,7 @@ final class Leases implements RemoteLeases {
         long sentAtMillis = this.timeSource.currentTimeMillis();
         CompletionStage<LeaseGrant> grant;
         try {
-            grant = this.redis.lease(limit, key, 0, wanted, Runnable::run);
+            grant = this.server.lease(limit, key, 0, wanted, Runnable::run);
         }
         catch (RuntimeException ex) {
             released(holder);
@@ -339,17 +337,17 @@ final class Leases implements RemoteLeases {
     }
 
     /**
-     * Counts a decision of a leasing limit that Redis took as without leases.
+     * Counts a decision of a leasing limit that the server took as without leases.
      * @param limit the limit
      */
     @Override
     public void countOnServer(LimitDefinition limit) {
-        this.ledger.of(limit.name()).fromRedis.increment();
+        this.ledger.of(limit.name()).fromServer.increment();
     }
 
     /**
      * Ends a lease once, giving back what it did not admit.
-     * @return when Redis took it back, or failed to (counted as given back or lost); done at once
+     * @return when the server took it back, or failed to (counted as given back or lost); done at once
      * when there was nothing to give back
      */
     private CompletableFuture<?> end(Holder holder, HeldLease lease) {
@@ -360,7 +358,7 @@ final class Leases implements RemoteLeases {
         lease.returned = unused;
         LeaseStatistics statistics = holder.statistics;
         try {
-            return this.redis.giveBack(lease.definition, lease.key, lease.grant, unused).toCompletableFuture()
+            return this.server.giveBack(lease.definition, lease.key, lease.grant, unused).toCompletableFuture()
                     .whenComplete((reply, failure) -> {
                         if (failure == null) {
                             statistics.givenBack.add(unused);
@@ -419,7 +417,8 @@ final class Leases implements RemoteLeases {
      * @param key the counter key
      * @return its state; not held when it holds none
      */
-    LeaseState state(String limitName, String key) {
+    @Override
+    public LeaseState state(String limitName, String key) {
         Holder holder = this.holders.get(new Key(limitName, key));
         HeldLease lease = (holder != null) ? holder.lease : null;
         long nowMillis = this.timeSource.currentTimeMillis();
@@ -435,12 +434,13 @@ final class Leases implements RemoteLeases {
      * @param limitName the limit's name
      * @return its counts, zero when it never leased
      */
-    LeaseCounts counts(String limitName) {
+    @Override
+    public LeaseCounts counts(String limitName) {
         return this.ledger.counts(limitName);
     }
 
     /**
-     * Gives back every lease's rest, waiting at most {@code waitMillis} for Redis: an instance that
+     * Gives back every lease's rest, waiting at most a lease's lifetime for the server: an instance that
      * stops leaves nothing counted that it did not admit.
      */
     @Override
@@ -464,7 +464,7 @@ final class Leases implements RemoteLeases {
             Thread.currentThread().interrupt();
         }
         catch (ExecutionException | TimeoutException ex) {
-            // Best effort: what Redis did not take back stays counted until its sub-window leaves the window.
+            // Best effort: what the server did not take back stays counted until its sub-window leaves the window.
         }
     }
 

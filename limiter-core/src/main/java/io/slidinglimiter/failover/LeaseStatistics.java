@@ -1,4 +1,4 @@
-package io.slidinglimiter.redis;
+package io.slidinglimiter.failover;
 
 import java.util.concurrent.atomic.LongAdder;
 
@@ -7,7 +7,7 @@ final class LeaseStatistics {
 
     final LongAdder fromLease = new LongAdder();
 
-    final LongAdder fromRedis = new LongAdder();
+    final LongAdder fromServer = new LongAdder();
 
     final LongAdder leasesTaken = new LongAdder();
 
@@ -17,7 +17,7 @@ final class LeaseStatistics {
 
     /** @return the counts now */
     LeaseCounts counts() {
-        return new LeaseCounts(this.fromLease.sum(), this.fromRedis.sum(), this.leasesTaken.sum(),
+        return new LeaseCounts(this.fromLease.sum(), this.fromServer.sum(), this.leasesTaken.sum(),
                 this.givenBack.sum(), this.lost.sum());
     }
 

@@ -1,4 +1,4 @@
-package io.slidinglimiter.redis;
+package io.slidinglimiter.failover;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -12,7 +12,7 @@ final class HeldLease {
     /** The longest a lease lives: a reset or a limit change made on another instance ends it by then. */
     static final long MAX_LEASE_MILLIS = 1_000;
 
-    /** A lease ends this much before its sub-window: Redis rounds its time down, this clock may lag a tick. */
+    /** A lease ends this much before its sub-window: the server rounds its time down, this clock may lag a tick. */
     static final long MARGIN_MILLIS = 2;
 
     /** The shortest span a rate is measured over: two calls a microsecond apart are not a million a second. */
@@ -29,8 +29,8 @@ final class HeldLease {
 
     final long validUntilMillis;
 
-    /** What Redis said was left, counting the whole lease as used. */
-    volatile long redisRemaining;
+    /** What the server said was left, counting the whole lease as used. */
+    volatile long serverRemaining;
 
     /** The permits taken for it, the taking call's cost and top-ups included. */
     volatile long permits;
@@ -45,11 +45,11 @@ final class HeldLease {
     /** What was given back when it ended. */
     volatile long returned;
 
-    /** Redis time minus this instance's, as the lease showed it (its send time against Redis's). */
-    final long redisOffsetMillis;
+    /** The server's time minus this instance's, as the lease showed it (its send time against the server's). */
+    final long serverOffsetMillis;
 
     HeldLease(LimitDefinition definition, String key, LeaseGrant grant, long spare, long validUntilMillis,
-            long redisRemaining, long resetAtMillis, long sentAtMillis) {
+            long serverRemaining, long resetAtMillis, long sentAtMillis) {
         this.definition = definition;
         this.key = key;
         this.grant = grant;
@@ -57,10 +57,10 @@ final class HeldLease {
         this.permits = grant.taken();
         this.lowWater = Math.max(1, spare / 4);
         this.validUntilMillis = validUntilMillis;
-        this.redisRemaining = redisRemaining;
+        this.serverRemaining = serverRemaining;
         this.resetAtMillis = resetAtMillis;
         this.sentAtMillis = sentAtMillis;
-        this.redisOffsetMillis = grant.decidedAtMillis() - sentAtMillis;
+        this.serverOffsetMillis = grant.decidedAtMillis() - sentAtMillis;
     }
 
     /** Until when a lease may admit, on this instance's clock: before its sub-window ends, at most a second. */
@@ -72,7 +72,7 @@ final class HeldLease {
     /**
      * Adds a top-up's permits to this lease when they were taken in its sub-window, from the same
      * counter, under the same definition, while it still admits.
-     * @param grant the top-up as Redis took it
+     * @param grant the top-up as the server took it
      * @param limit the definition it was taken under
      * @param nowMillis the time now, on this instance's clock
      * @return whether they joined it; else they are the key's next lease
@@ -83,7 +83,7 @@ final class HeldLease {
                 && grant.counterCreatedAtMillis() == this.grant.counterCreatedAtMillis()
                 && this.definition.equals(limit) && nowMillis < this.validUntilMillis;
         if (sameSubWindow) {
-            this.redisRemaining = grant.decision().remaining();
+            this.serverRemaining = grant.decision().remaining();
             this.permits += grant.taken();
             this.left.addAndGet(grant.taken());
         }
@@ -91,7 +91,7 @@ final class HeldLease {
     }
 
     /**
-     * The permits to ask Redis for after this lease, the call's cost included: the cost plus what
+     * The permits to ask the server for after this lease, the call's cost included: the cost plus what
      * this instance's rate for the key (measured over this lease) admits until the next lease
      * would end.
      * @param limit the definition in force
@@ -102,10 +102,10 @@ final class HeldLease {
     long nextSize(LimitDefinition limit, long cost, long nowMillis) {
         long used = this.permits - this.returned - Math.max(0, this.left.get());
         double perMilli = (double) used / Math.max(MIN_RATE_SPAN_MILLIS, nowMillis - this.sentAtMillis);
-        // Redis's time now, from the offset this lease showed; the next lease ends with its sub-window.
-        long redisNow = nowMillis + this.redisOffsetMillis;
+        // The server's time now, from the offset this lease showed; the next lease ends with its sub-window.
+        long serverNow = nowMillis + this.serverOffsetMillis;
         long slotMillis = limit.windowMillis() / limit.subWindows();
-        long lifetime = Math.min(MAX_LEASE_MILLIS, (redisNow / slotMillis + 1) * slotMillis - redisNow);
+        long lifetime = Math.min(MAX_LEASE_MILLIS, (serverNow / slotMillis + 1) * slotMillis - serverNow);
         double more = Math.ceil(perMilli * lifetime);
         return (more >= limit.limit()) ? limit.limit() : Math.max(cost, cost + (long) more);
     }

@@ -1,4 +1,4 @@
-package io.slidinglimiter.redis;
+package io.slidinglimiter.failover;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
