@@ -51,10 +51,10 @@ public final class ApiListing {
             }
             List<String> checkedIn = Files.exists(listing) ? Files.readAllLines(listing, StandardCharsets.UTF_8)
                     : List.of();
-            List<String> added = new ArrayList<>(now);
-            added.removeAll(checkedIn);
-            List<String> removed = new ArrayList<>(checkedIn);
-            removed.removeAll(now);
+            List<String> added = qualified(now);
+            added.removeAll(qualified(checkedIn));
+            List<String> removed = qualified(checkedIn);
+            removed.removeAll(qualified(now));
             assertThat(added).as("public API added since " + listing + " (run with -D" + UPDATE
                     + "=true if it is meant, and review the diff)").isEmpty();
             assertThat(removed).as("public API removed since " + listing + " (run with -D" + UPDATE
@@ -63,6 +63,25 @@ public final class ApiListing {
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /**
+     * A listing's lines, each member's prefixed with its type's line: a member that two types both
+     * declare is compared as two.
+     */
+    private static List<String> qualified(List<String> listing) {
+        List<String> qualified = new ArrayList<>(listing.size());
+        String type = "";
+        for (String line : listing) {
+            if (line.startsWith("    ")) {
+                qualified.add(type + " :: " + line.strip());
+            }
+            else {
+                type = line;
+                qualified.add(line);
+            }
+        }
+        return qualified;
     }
 
     /**
