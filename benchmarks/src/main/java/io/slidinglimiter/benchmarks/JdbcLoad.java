@@ -27,6 +27,7 @@ import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.failover.FailurePolicy;
+import io.slidinglimiter.failover.Leases;
 import io.slidinglimiter.failover.ResilientBackend;
 import io.slidinglimiter.jdbc.CounterTable;
 import io.slidinglimiter.jdbc.JdbcBackend;
@@ -42,7 +43,8 @@ import io.slidinglimiter.testsupport.PostgresServer;
  * {@code SELECT ... FOR UPDATE} proxy manager (a transaction of three statements per decision), and
  * a bare single-statement upsert of one counter row ({@code INSERT ... ON CONFLICT DO UPDATE ...
  * RETURNING}: the ceiling of one round trip). Each at 1, 16 and 64 callers, on 100 000 random keys
- * and on one hot key, through one Hikari pool of 16 connections, the limit never reached. Starts its
+ * and on one hot key (there also ours with leases), through one Hikari pool of 16 connections, the
+ * limit never reached. Starts its
  * own PostgreSQL server ({@link PostgresServer}) on a free port; rounds alternate the drivers, and
  * the medians are printed last.
  * <pre>
@@ -81,9 +83,12 @@ public final class JdbcLoad {
                     for (boolean hot : new boolean[] { false, true }) {
                         for (Map.Entry<String, RedisLoad.Decider> driver : drivers.all(keys).entrySet()) {
                             String name = driver.getKey();
+                            if ("leased".equals(name) && !hot) {
+                                continue;
+                            }
                             IntSupplier key = hot ? () -> 0 : () -> ThreadLocalRandom.current().nextInt(KEYS);
                             double perSecond = run(name, hot ? "hot" : "random", callers, seconds, driver.getValue(), key,
-                                    "ours".equals(name) ? drivers.fallbacks::sum : () -> 0);
+                                    name.equals("ours") || name.equals("leased") ? drivers.fallbacks::sum : () -> 0);
                             results.computeIfAbsent(name + "|" + (hot ? "hot" : "random") + "|" + callers,
                                     (ignored) -> new ArrayList<>()).add(perSecond);
                         }
@@ -102,6 +107,17 @@ public final class JdbcLoad {
                     System.out.printf(Locale.ROOT, "%-8s %8d %12.0f %12.0f %12.0f %9.2fx %9.2fx%n", keysMode, callers,
                             ours, bucket4j, bare, ours / bucket4j, ours / bare);
                 }
+            }
+            System.out.println();
+            System.out.println("One hot key with leases (limiter.jdbc.lease), medians:");
+            System.out.printf(Locale.ROOT, "%8s %12s %12s %10s %12s%n", "callers", "leased", "Bucket4j", "/Bucket4j",
+                    "/no lease");
+            for (int callers : CALLERS) {
+                double leased = median(results.get("leased|hot|" + callers));
+                double bucket4j = median(results.get("bucket4j|hot|" + callers));
+                double ours = median(results.get("ours|hot|" + callers));
+                System.out.printf(Locale.ROOT, "%8d %12.0f %12.0f %9.1fx %11.1fx%n", callers, leased, bucket4j,
+                        leased / bucket4j, leased / ours);
             }
             drivers.close();
         }
@@ -160,6 +176,11 @@ public final class JdbcLoad {
 
         private final RateLimiters limiters;
 
+        /** Ours with leases: what {@code limiter.jdbc.lease=true} builds. */
+        private final ResilientBackend leasing;
+
+        private final RateLimiters leased;
+
         private final ProxyManager<String> bucket4j;
 
         private final BucketConfiguration bucketConfiguration;
@@ -176,6 +197,14 @@ public final class JdbcLoad {
             LimitRegistry registry = new LimitRegistry();
             registry.register(LimitDefinition.of("bench", 1_000_000_000L, Duration.ofSeconds(60), 10));
             this.limiters = new RateLimiters(registry, this.ours);
+            JdbcBackend leasingJdbc = new JdbcBackend(pool, table, Duration.ofMillis(100));
+            this.leasing = new ResilientBackend(leasingJdbc, new LocalBackend(TimeSource.ticking(), 1_000_000),
+                    new ResilientBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
+                    TimeSource.ticking(), (ignored) -> this.fallbacks.increment(), leasingJdbc::ping,
+                    new Leases(leasingJdbc, TimeSource.ticking(), (name) -> true, 100_000, true));
+            LimitRegistry leasedRegistry = new LimitRegistry();
+            leasedRegistry.register(LimitDefinition.of("bench-leased", 1_000_000_000L, Duration.ofSeconds(60), 10));
+            this.leased = new RateLimiters(leasedRegistry, this.leasing);
             this.bucket4j = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(pool).primaryKeyMapper(PrimaryKeyMapper.STRING)
                     .table("bucket").build();
             this.bucketConfiguration = BucketConfiguration.builder()
@@ -187,6 +216,7 @@ public final class JdbcLoad {
         Map<String, RedisLoad.Decider> all(String[] keys) {
             Map<String, RedisLoad.Decider> drivers = new LinkedHashMap<>();
             drivers.put("ours", (key) -> this.limiters.tryAcquire("bench", keys[key]).allowed());
+            drivers.put("leased", (key) -> this.leased.tryAcquire("bench-leased", keys[key]).allowed());
             drivers.put("bucket4j", (key) -> this.bucket4j.builder().build(keys[key], () -> this.bucketConfiguration)
                     .tryConsume(1));
             drivers.put("bare", (key) -> {
@@ -205,6 +235,7 @@ public final class JdbcLoad {
         @Override
         public void close() {
             this.ours.close();
+            this.leasing.close();
         }
 
     }
