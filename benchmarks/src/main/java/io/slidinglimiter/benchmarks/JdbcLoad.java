@@ -83,7 +83,7 @@ public final class JdbcLoad {
                     for (boolean hot : new boolean[] { false, true }) {
                         for (Map.Entry<String, RedisLoad.Decider> driver : drivers.all(keys).entrySet()) {
                             String name = driver.getKey();
-                            if ("leased".equals(name) && !hot) {
+                            if ("leased".equals(name) && !hot || !only(name, hot, callers)) {
                                 continue;
                             }
                             IntSupplier key = hot ? () -> 0 : () -> ThreadLocalRandom.current().nextInt(KEYS);
@@ -94,6 +94,10 @@ public final class JdbcLoad {
                         }
                     }
                 }
+            }
+            if (System.getProperty("jdbcload.only") != null) {
+                drivers.close();
+                return;
             }
             System.out.println();
             System.out.println("Medians of " + rounds + " rounds, decisions per second:");
@@ -121,6 +125,15 @@ public final class JdbcLoad {
             }
             drivers.close();
         }
+    }
+
+    /**
+     * Whether a run is one the system property {@code jdbcload.only} names ({@code driver|keys|callers},
+     * e.g. {@code ours|random|64}, for a profile of one run); every run without it.
+     */
+    private static boolean only(String driver, boolean hot, int callers) {
+        String only = System.getProperty("jdbcload.only");
+        return only == null || only.equals(driver + "|" + (hot ? "hot" : "random") + "|" + callers);
     }
 
     private static HikariDataSource pool(PostgresServer server) {
