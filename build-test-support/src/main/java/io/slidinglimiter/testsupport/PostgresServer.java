@@ -35,6 +35,9 @@ public final class PostgresServer implements AutoCloseable {
 
     private final int port;
 
+    /** Stops the server and deletes its files should the JVM end before {@link #close()} (a benchmark stopped by a signal). */
+    private final Thread onExit = new Thread(this::stopAndDelete, "postgres-server-exit");
+
     private PostgresServer(Path directory, int port) {
         this.directory = directory;
         this.port = port;
@@ -55,6 +58,7 @@ public final class PostgresServer implements AutoCloseable {
             server.giveToServerUser(directory);
             server.run(List.of(binary("initdb"), "-D", server.data(), "-A", "trust", "-U", USER, "-E", "UTF8",
                     "--locale=C", "--no-sync"));
+            Runtime.getRuntime().addShutdownHook(server.onExit);
             server.startAgain();
             return server;
         }
@@ -160,6 +164,16 @@ public final class PostgresServer implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(this.onExit);
+        }
+        catch (IllegalStateException ex) {
+            // The JVM is ending: the hook stops the server.
+        }
+        stopAndDelete();
+    }
+
+    private void stopAndDelete() {
         try {
             stopImmediately();
         }

@@ -42,4 +42,14 @@ public interface LeaseServer {
      */
     CompletionStage<?> giveBack(LimitDefinition limit, String key, LeaseGrant grant, long unused);
 
+    /**
+     * Where a top-up of a lease running low calls {@link #lease}, while the lease's calls go on being
+     * admitted from what is left.
+     * @return the calling thread (the default), for a backend whose {@link #lease} does not block it;
+     * else an executor of the backend's own
+     */
+    default Executor topUps() {
+        return Runnable::run;
+    }
+
 }

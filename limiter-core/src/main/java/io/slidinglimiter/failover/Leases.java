@@ -288,7 +288,7 @@ public final class Leases implements RemoteLeases {
         long sentAtMillis = this.timeSource.currentTimeMillis();
         CompletionStage<LeaseGrant> grant;
         try {
-            grant = this.server.lease(limit, key, 0, wanted, Runnable::run);
+            grant = this.server.lease(limit, key, 0, wanted, this.server.topUps());
         }
         catch (RuntimeException ex) {
             released(holder);

@@ -138,6 +138,15 @@ final class CounterStatements {
         return new Decisions(reply[0] == 1, List.copyOf(decisions), reply[1], generation);
     }
 
+    /** @return each request's cost, as the decide function's costs parameter takes them */
+    static long[] costsOf(List<LimitRequest> requests) {
+        long[] costs = new long[requests.size()];
+        for (int i = 0; i < costs.length; i++) {
+            costs[i] = requests.get(i).cost();
+        }
+        return costs;
+    }
+
     /** Sets a nullable bigint parameter. */
     static void setLong(PreparedStatement statement, int index, Long value) throws SQLException {
         if (value == null) {

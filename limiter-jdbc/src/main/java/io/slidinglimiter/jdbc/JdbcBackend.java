@@ -71,8 +71,8 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     /** The time every statement is handed, for tests that replay a schedule; null in production. */
     private final LongSupplier fixedTime;
 
-    /** Where fallback admissions are counted, off the callers' threads. */
-    private final ExecutorService reports;
+    /** Where fallback admissions are counted and leases topped up, off the callers' threads. */
+    private final ExecutorService background;
 
     /**
      * The database's clock minus this JVM's, as the last decision told it, so that a decision carries
@@ -108,8 +108,8 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         this.connections = new JdbcConnections(dataSource, timeout.toMillis(), maxWait.toMillis());
         this.table = table;
         this.fixedTime = fixedTime;
-        this.reports = Executors.newSingleThreadExecutor((task) -> {
-            Thread thread = new Thread(task, "limiter-jdbc-reports");
+        this.background = Executors.newSingleThreadExecutor((task) -> {
+            Thread thread = new Thread(task, "limiter-jdbc-background");
             thread.setDaemon(true);
             return thread;
         });
@@ -157,7 +157,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         if (requests.size() == 1 && requests.get(0).limit().algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) {
             return acquireOne(requests);
         }
-        long[] reply = call(ACQUIRE, null, 0, requests, costsOf(requests));
+        long[] reply = call(ACQUIRE, null, 0, requests, CounterStatements.costsOf(requests));
         if (reply[0] == -1) {
             throw afterDeadline();
         }
@@ -215,7 +215,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
 
     @Override
     public void refund(List<LimitRequest> requests, Decisions taken) {
-        call(REFUND, taken.decidedAtMillis(), taken.generation(), requests, costsOf(requests));
+        call(REFUND, taken.decidedAtMillis(), taken.generation(), requests, CounterStatements.costsOf(requests));
     }
 
     /**
@@ -265,6 +265,17 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A thread of the backend's own; the calling thread for a backend at a test's fixed time, so that
+     * a replayed schedule stays one.
+     */
+    @Override
+    public Executor topUps() {
+        return (this.fixedTime != null) ? Runnable::run : this.background;
     }
 
     /**
@@ -408,7 +419,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
                 }
             }
             return List.<Admitted>of();
-        }, this.reports);
+        }, this.background);
     }
 
     /**
@@ -442,7 +453,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
 
     @Override
     public void close() {
-        this.reports.shutdownNow();
+        this.background.shutdownNow();
         this.connections.close();
     }
 
@@ -478,14 +489,6 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     private JdbcBackendException failure(String what, SQLException ex) {
         return new JdbcBackendException("PostgreSQL could not " + what + " (table " + this.table.name() + ", SQLSTATE "
                 + ex.getSQLState() + "): " + ex.getMessage(), ex);
-    }
-
-    private static long[] costsOf(List<LimitRequest> requests) {
-        long[] costs = new long[requests.size()];
-        for (int i = 0; i < costs.length; i++) {
-            costs[i] = requests.get(i).cost();
-        }
-        return costs;
     }
 
 }
