@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 
 import javax.sql.DataSource;
@@ -270,8 +271,8 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     /**
      * {@inheritDoc}
      * <p>
-     * A thread of the backend's own; the calling thread for a backend at a test's fixed time, so that
-     * a replayed schedule stays one.
+     * A thread of the backend's own, which gives leases back too; the calling thread for a backend at
+     * a test's fixed time, so that a replayed schedule stays one.
      */
     @Override
     public Executor topUps() {
@@ -282,16 +283,16 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
      * {@inheritDoc}
      * <p>
      * One statement, a refund of the unused permits at the lease's time and the row's generation then,
-     * on this thread.
+     * on the thread of {@link #topUps()}: no caller waits for it.
      */
     @Override
     public CompletionStage<?> giveBack(LimitDefinition limit, String key, LeaseGrant grant, long unused) {
+        List<LimitRequest> requests = List.of(new LimitRequest(limit, key, unused));
         try {
-            call(REFUND, grant.decidedAtMillis(), grant.counterCreatedAtMillis(),
-                    List.of(new LimitRequest(limit, key, unused)), new long[] { unused });
-            return CompletableFuture.completedFuture(null);
+            return CompletableFuture.runAsync(() -> call(REFUND, grant.decidedAtMillis(),
+                    grant.counterCreatedAtMillis(), requests, new long[] { unused }), topUps());
         }
-        catch (RuntimeException ex) {
+        catch (RejectedExecutionException ex) {
             return CompletableFuture.failedFuture(ex);
         }
     }
