@@ -436,7 +436,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
             return true;
         }
         String state = JdbcBackendException.sqlStateOf(failure);
-        return state != null && (state.startsWith("22") || state.equals("55P03"));
+        return state != null && (state.startsWith("22") || state.equals(JdbcBackendException.LOCK_NOT_AVAILABLE));
     }
 
     /**
@@ -488,8 +488,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     }
 
     private JdbcBackendException failure(String what, SQLException ex) {
-        return new JdbcBackendException("PostgreSQL could not " + what + " (table " + this.table.name() + ", SQLSTATE "
-                + ex.getSQLState() + "): " + ex.getMessage(), ex);
+        return JdbcBackendException.of(what, this.table.name(), ex, this.connections.lockWaitMillis());
     }
 
 }

@@ -11,12 +11,39 @@ public class JdbcBackendException extends RemoteBackendException {
 
     private static final long serialVersionUID = 1L;
 
+    /** SQLSTATE 55P03: a row lock waited for past {@code lock_timeout}. */
+    static final String LOCK_NOT_AVAILABLE = "55P03";
+
     /**
      * @param message what failed
      * @param cause the driver's or the pool's exception, or null
      */
     public JdbcBackendException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /**
+     * A statement's failure: what could not be done, on which table, the SQLSTATE and the driver's message.
+     * <p>
+     * A row lock waited for too long (55P03) gets a cause of its own that says what held the row and
+     * what to do: the log names a limit's own failure by its deepest cause.
+     * @param what what could not be done: "acquire", "answer SELECT 1"
+     * @param table the counters' table
+     * @param ex the driver's exception
+     * @param lockWaitMillis the statement's {@code lock_timeout}
+     * @return the exception to throw
+     */
+    static JdbcBackendException of(String what, String table, SQLException ex, long lockWaitMillis) {
+        SQLException cause = ex;
+        if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
+            cause = new SQLException("a row of this key was locked for longer than its " + lockWaitMillis
+                    + " ms lock wait (three quarters of limiter.jdbc.timeout): by another session's open transaction,"
+                    + " or by this key's own calls queueing for it; a key that hot is decided in memory with"
+                    + " lease: true", LOCK_NOT_AVAILABLE);
+            cause.addSuppressed(ex);
+        }
+        return new JdbcBackendException("PostgreSQL could not " + what + " (table " + table + ", SQLSTATE "
+                + ex.getSQLState() + "): " + ex.getMessage(), cause);
     }
 
     /**

@@ -22,6 +22,7 @@ import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.testsupport.PostgresServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -176,6 +177,15 @@ class JdbcFaultTests {
                 assertThat(timed(backend, limit, "held").allowed()).as("fail-closed while locked").isFalse();
             }
             assertThat(this.fallbacks.get()).isEqualTo(before + 5);
+            try (JdbcBackend raw = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100))) {
+                // What the log names as the key's own failure: the lock, and what to do for a key this hot.
+                assertThatThrownBy(() -> raw.tryAcquire(limit, "held", 1)).isInstanceOf(JdbcBackendException.class)
+                        .satisfies((ex) -> assertThat(((JdbcBackendException) ex).sqlState()).isEqualTo("55P03"))
+                        .hasRootCauseMessage("a row of this key was locked for longer than its 75 ms lock wait (three"
+                                + " quarters of limiter.jdbc.timeout): by another session's open transaction, or by"
+                                + " this key's own calls queueing for it; a key that hot is decided in memory with"
+                                + " lease: true");
+            }
             assertThat(backend.failoverStatus().isCircuitOpen()).as("the key's own fault: no breaker").isFalse();
             assertThat(backend.failoverStatus().isFailing()).as("no outage").isFalse();
             assertThat(timed(backend, limit, "free").allowed()).as("another key").isTrue();
