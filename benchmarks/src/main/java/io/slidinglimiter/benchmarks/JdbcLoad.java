@@ -88,7 +88,8 @@ public final class JdbcLoad {
                             }
                             IntSupplier key = hot ? () -> 0 : () -> ThreadLocalRandom.current().nextInt(KEYS);
                             double perSecond = run(name, hot ? "hot" : "random", callers, seconds, driver.getValue(), key,
-                                    name.equals("ours") || name.equals("leased") ? drivers.fallbacks::sum : () -> 0);
+                                    name.equals("ours") || name.equals("leased") ? drivers.fallbacks::sum
+                                            : () -> 0);
                             results.computeIfAbsent(name + "|" + (hot ? "hot" : "random") + "|" + callers,
                                     (ignored) -> new ArrayList<>()).add(perSecond);
                         }

@@ -35,7 +35,10 @@ public final class PostgresServer implements AutoCloseable {
 
     private final int port;
 
-    /** Stops the server and deletes its files should the JVM end before {@link #close()} (a benchmark stopped by a signal). */
+    /**
+     * Stops the server and deletes its files should the JVM end before {@link #close()}: a benchmark
+     * stopped by a signal.
+     */
     private final Thread onExit = new Thread(this::stopAndDelete, "postgres-server-exit");
 
     private PostgresServer(Path directory, int port) {

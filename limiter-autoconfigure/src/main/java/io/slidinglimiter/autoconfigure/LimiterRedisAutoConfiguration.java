@@ -117,7 +117,8 @@ public class LimiterRedisAutoConfiguration {
                 Backends.local(properties, clock),
                 new ResilientRedisBackend.Settings(redisProperties.getOnFailure(), policies,
                         redisProperties.getFailureThreshold(), redisProperties.getOpenFor().toMillis(),
-                        redisProperties.getDenialCacheSize(), ConfiguredLimits.leased(properties, Backends.REDIS, redisProperties.isLease())),
+                        redisProperties.getDenialCacheSize(),
+                        ConfiguredLimits.leased(properties, Backends.REDIS, redisProperties.isLease())),
                 clock, (limit) -> limitRegistry.statistics(limit.name()).recordFallback(), cluster ? null : () -> {
                     // One server: a read that answers proves it back. (A Cluster's shards recover one by one,
                     // each through its own breaker's trial call.)
