@@ -166,7 +166,9 @@ final class ConfiguredLimits {
     /**
      * Whether each limit of a remote backend takes leases: its own {@code lease}, else the backend's
      * ({@code limiter.redis.lease}, {@code limiter.jdbc.lease}), for limits counted by the sliding
-     * window counter (the backend decides the algorithm of inline limits).
+     * window counter (the backend decides the algorithm of inline limits). A limit of another backend
+     * does not lease here, inline limits included, which count in {@code limiter.backend}'s: so only
+     * the backend that decides a limit counts its lease decisions ({@code limiter.lease.decisions}).
      * @param properties the limiter's properties
      * @param backend the backend's name
      * @param byDefault whether the backend's limits lease unless they say otherwise
@@ -179,7 +181,8 @@ final class ConfiguredLimits {
         if (!byDefault && !own.containsValue(true)) {
             return null;
         }
-        return (name) -> own.getOrDefault(name, byDefault);
+        boolean inline = byDefault && backend.equals(properties.getBackend());
+        return (name) -> own.getOrDefault(name, inline);
     }
 
     /**
