@@ -22,13 +22,22 @@ public class RemoteBackendException extends RuntimeException {
     }
 
     /**
+     * The failure an asynchronous stage carries, unwrapped from the {@link CompletionException} a
+     * dependent stage wraps it in.
+     * @param failure a stage's failure
+     * @return the failure itself
+     */
+    public static Throwable causeOf(Throwable failure) {
+        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+    }
+
+    /**
      * The failure of an asynchronous call as the synchronous call would throw it.
      * @param failure a stage's failure
      * @return its cause when the stage wrapped it, as a runtime exception (this kind around any other)
      */
     public static RuntimeException thrown(Throwable failure) {
-        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-                : failure;
+        Throwable cause = causeOf(failure);
         return (cause instanceof RuntimeException runtime) ? runtime
                 : new RemoteBackendException("The server failed: " + cause.getMessage(), cause);
     }

@@ -1,7 +1,5 @@
 package io.slidinglimiter.redis;
 
-import java.util.concurrent.CompletionException;
-
 import io.slidinglimiter.failover.RemoteBackendException;
 
 /**
@@ -19,22 +17,12 @@ public class RedisBackendException extends RemoteBackendException {
     }
 
     /**
-     * The failure an asynchronous stage carries, unwrapped from the {@link CompletionException} a
-     * dependent stage wraps it in.
-     * @param failure the stage's failure
-     * @return the failure itself
-     */
-    static Throwable cause(Throwable failure) {
-        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-    }
-
-    /**
      * The failure of an asynchronous call as the synchronous call would throw it.
      * @param failure the stage's failure
      * @return a runtime exception: the failure itself, or a {@code RedisBackendException} around it
      */
     static RuntimeException of(Throwable failure) {
-        Throwable cause = cause(failure);
+        Throwable cause = causeOf(failure);
         return (cause instanceof RuntimeException runtime) ? runtime
                 : new RedisBackendException("Redis failed: " + cause.getMessage(), cause);
     }

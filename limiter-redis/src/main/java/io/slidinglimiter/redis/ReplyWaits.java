@@ -62,7 +62,7 @@ final class ReplyWaits {
                 result.complete(value);
             }
             else {
-                result.completeExceptionally(failure(RedisBackendException.cause(failure)));
+                result.completeExceptionally(failure(RedisBackendException.causeOf(failure)));
             }
         });
         if (!result.isDone()) {
