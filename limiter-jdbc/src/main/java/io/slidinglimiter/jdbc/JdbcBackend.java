@@ -469,9 +469,11 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
      */
     private long[] call(String operation, Long atMillis, long decidedIn, List<LimitRequest> requests, long[] costs) {
         try (Connection connection = this.connections.open()) {
-            // An acquisition's deadline counts from now, when the statement goes: a connection is in hand.
+            // An acquisition's (or a lease's) deadline counts from now, when the statement goes: a connection is
+            // in hand.
+            boolean takes = ACQUIRE.equals(operation) || LEASE.equals(operation);
             return CounterStatements.decide(this.connections, connection, this.table, operation, fixedNow(),
-                    (ACQUIRE.equals(operation) || LEASE.equals(operation)) ? deadline() : atMillis, decidedIn, requests, costs);
+                    takes ? deadline() : atMillis, decidedIn, requests, costs);
         }
         catch (SQLException ex) {
             throw failure(operation, ex);

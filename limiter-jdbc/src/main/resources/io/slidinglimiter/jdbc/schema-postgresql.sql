@@ -164,6 +164,7 @@ DECLARE
     total bigint; stamp bigint; ring bigint[]; times bigint[]; geometry text;
     excess bigint; freed bigint; wait bigint; reset_after bigint; held bigint; taken bigint; left_ bigint;
     oldest bigint; amount bigint; made_after boolean; used bigint[] := '{}'; mode int; st record;
+    slot_end bigint;
 BEGIN
     IF lock_wait > 0 AND operation <> 'peek' THEN
         PERFORM set_config('lock_timeout', lock_wait || 'ms', true);
@@ -208,7 +209,7 @@ BEGIN
         SELECT * INTO st FROM limiter_counters_step(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation,
             rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], costs[1], 0);
         taken := 0;
-        slot := now_ms;
+        slot_end := now_ms;
         stamp := 0;
         IF st.s_decision[1] = 1 THEN
             taken := costs[1];
@@ -216,7 +217,7 @@ BEGIN
             -- More than the cost only in the newest sub-window by the database's time (not after it stepped back).
             IF st.s_newest = now_ms / slot_ms THEN
                 taken := taken + greatest(0, least(decided_in - costs[1], (limits[1] - st.s_total - costs[1]) / 2));
-                slot := (st.s_newest + 1) * slot_ms;
+                slot_end := (st.s_newest + 1) * slot_ms;
                 stamp := st.s_generation;
             END IF;
             SELECT * INTO st FROM limiter_counters_step(rec.geometry, rec.newest, rec.total, rec.counts,
@@ -227,7 +228,7 @@ BEGIN
                     counts = st.s_counts, times = NULL, generation = st.s_generation, expires_at = st.s_expires_at
                 WHERE limit_name = names[1] AND counter_key = keys[1];
         END IF;
-        RETURN ARRAY[st.s_decision[1], now_ms] || st.s_decision || ARRAY[taken, slot, stamp];
+        RETURN ARRAY[st.s_decision[1], now_ms] || st.s_decision || ARRAY[taken, slot_end, stamp];
     END IF;
 
     result := ARRAY[0, now_ms];

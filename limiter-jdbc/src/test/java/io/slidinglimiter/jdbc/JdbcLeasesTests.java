@@ -98,37 +98,37 @@ class JdbcLeasesTests {
     @Test
     void aKeyNearItsLimitIsDecidedPermitByPermit() {
         LimitDefinition limit = LimitDefinition.of("near", 10, Duration.ofSeconds(10), 10);
-        JdbcBackend database = atTime();
-        LeaseGrant first = database.lease(limit, "k", 1, 100, null).toCompletableFuture().join();
-        // Half of what is left after the call: (10 - 1) / 2 = 4 more.
-        assertThat(first.taken()).isEqualTo(5);
-        assertThat(first.decision().remaining()).isEqualTo(5);
-        assertThat(first.subWindowEndMillis()).isEqualTo(START + 1_000);
-        // Then 1 + (10 - 6) / 2, and the last two permits one by one.
-        for (long taken : new long[] { 3, 1, 1 }) {
-            LeaseGrant next = database.lease(limit, "k", 1, 100, null).toCompletableFuture().join();
-            assertThat(next.decision().allowed()).isTrue();
-            assertThat(next.taken()).isEqualTo(taken);
+        try (JdbcBackend database = atTime()) {
+            LeaseGrant first = lease(database, limit, 1, 100);
+            // Half of what is left after the call: (10 - 1) / 2 = 4 more.
+            assertThat(first.taken()).isEqualTo(5);
+            assertThat(first.decision().remaining()).isEqualTo(5);
+            assertThat(first.subWindowEndMillis()).isEqualTo(START + 1_000);
+            // Then 1 + (10 - 6) / 2, and the last two permits one by one.
+            for (long taken : new long[] { 3, 1, 1 }) {
+                LeaseGrant next = lease(database, limit, 1, 100);
+                assertThat(next.decision().allowed()).isTrue();
+                assertThat(next.taken()).isEqualTo(taken);
+            }
+            LeaseGrant rejected = lease(database, limit, 1, 100);
+            assertThat(rejected.decision().allowed()).isFalse();
+            assertThat(rejected.taken()).isZero();
+            assertThat(database.usage(limit, "k").used()).isEqualTo(10);
         }
-        LeaseGrant rejected = database.lease(limit, "k", 1, 100, null).toCompletableFuture().join();
-        assertThat(rejected.decision().allowed()).isFalse();
-        assertThat(rejected.taken()).isZero();
-        assertThat(database.usage(limit, "k").used()).isEqualTo(10);
-        database.close();
     }
 
     @Test
     void aGiveBackToACounterResetSinceGivesNothing() {
         LimitDefinition limit = LimitDefinition.of("reset", 100, Duration.ofSeconds(10), 10);
-        JdbcBackend database = atTime();
-        LeaseGrant grant = database.lease(limit, "k", 1, 50, null).toCompletableFuture().join();
-        assertThat(grant.taken()).isEqualTo(50);
-        database.reset(limit, "k");
-        this.clock.advanceMillis(1);
-        database.tryAcquire(limit, "k", 1);
-        database.giveBack(limit, "k", grant, 49).toCompletableFuture().join();
-        assertThat(database.usage(limit, "k").used()).as("the new counter's own permit").isEqualTo(1);
-        database.close();
+        try (JdbcBackend database = atTime()) {
+            LeaseGrant grant = lease(database, limit, 1, 50);
+            assertThat(grant.taken()).isEqualTo(50);
+            database.reset(limit, "k");
+            this.clock.advanceMillis(1);
+            database.tryAcquire(limit, "k", 1);
+            database.giveBack(limit, "k", grant, 49).toCompletableFuture().join();
+            assertThat(database.usage(limit, "k").used()).as("the new counter's own permit").isEqualTo(1);
+        }
     }
 
     @Test
@@ -177,6 +177,11 @@ class JdbcLeasesTests {
         instance.tryAcquire(limit, key, 1);
         this.clock.advanceMillis(10);
         instance.tryAcquire(limit, key, 1);
+    }
+
+    /** Takes a lease of key {@code k} on this thread. */
+    private static LeaseGrant lease(JdbcBackend database, LimitDefinition limit, long cost, long wanted) {
+        return database.lease(limit, "k", cost, wanted, null).toCompletableFuture().join();
     }
 
     private JdbcBackend atTime() {

@@ -367,7 +367,8 @@ public final class RedisBackend implements RemoteBackend, LeaseServer {
      * @return the lease, or a stage failed with a {@link RedisBackendException}
      */
     @Override
-    public CompletionStage<LeaseGrant> lease(LimitDefinition limit, String key, long cost, long wanted, Executor blocking) {
+    public CompletionStage<LeaseGrant> lease(LimitDefinition limit, String key, long cost, long wanted,
+            Executor blocking) {
         RedisRoutes.Route route = this.routes.of(limit, key);
         byte[][] args = ScriptMessages.lease(now(), deadline(route.shard()), limit, cost, wanted);
         CompletionStage<List<Long>> reply;
