@@ -52,11 +52,7 @@ final class CounterStatements {
             setLong(statement, 8, deadline);
             statement.setString(9, connections.lockWait());
             statement.setLong(10, limit.windowMillis());
-            statement.setInt(11, limit.subWindows());
-            statement.setLong(12, limit.windowMillis());
-            statement.setLong(13, limit.limit());
-            statement.setLong(14, request.cost());
-            statement.setLong(15, limit.windowMillis());
+            statement.setLong(11, limit.windowMillis());
             return connections.run(connection, () -> {
                 try (ResultSet result = statement.executeQuery()) {
                     if (!result.next()) {
@@ -65,7 +61,8 @@ final class CounterStatements {
                     boolean allowed = result.getLong(1) == 1;
                     Decision decision = new Decision(allowed, limit.limit(), result.getLong(2), result.getLong(3),
                             result.getLong(4));
-                    return new Decisions(allowed, List.of(decision), result.getLong(6), result.getLong(5));
+                    long decidedAt = result.getLong(6) - limit.windowMillis() - 1000;
+                    return new Decisions(allowed, List.of(decision), decidedAt, result.getLong(5));
                 }
             });
         }

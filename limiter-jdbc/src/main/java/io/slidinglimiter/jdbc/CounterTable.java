@@ -45,28 +45,38 @@ public final class CounterTable {
         this.name = name;
         this.decide = "SELECT " + name + "_decide(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
         // One sliding-window-counter limit acquired, the common decision: one upsert, whose new row is
-        // counted at once (its first permits always fit) and whose existing row goes through the step
-        // function. Parameters: name, key, sub-windows, window, limit, cost, fixed time, deadline, lock
-        // wait; then window, sub-windows, window, limit, cost for the update, and window for the reply.
+        // counted at once (its first permits always fit) and whose existing row goes through the slide
+        // function. The parameters and the clock are one subquery, OFFSET 0 keeping the clock read once;
+        // each executor node costs every statement. The time is the clock's microseconds (the row's
+        // generation) over a thousand, or a test's fixed time. The update reads the call from the row
+        // the insert would have made: its sub-windows (the counts' length), its cost (total) and its
+        // limit (remaining plus cost); OFFSET 0 keeps the planner from calling the function once per
+        // column. Parameters: name, key, sub-windows, window, limit, cost, fixed time, deadline, lock
+        // wait; then window twice for the update. The reply's last column is expires_at: the time
+        // decided at plus the window and a second.
+        String now = "coalesce(a.fixed, a.gen / 1000)";
+        String slotMillis = "(a.window_ms / a.n)";
+        String slot = "(" + now + " / " + slotMillis + ")";
         this.acquireOne = "INSERT INTO " + name + " AS t (limit_name, counter_key, geometry, newest, total, counts,"
                 + " times, generation, expires_at, decision)"
-                + " SELECT a.name, a.key, a.n || ':' || a.slot_ms, a.slot, a.cost,"
-                + " array_fill(0::bigint, ARRAY[(a.slot % a.n)::int]) || a.cost"
-                + " || array_fill(0::bigint, ARRAY[(a.n - 1 - a.slot % a.n)::int]),"
-                + " NULL::bigint[], a.gen, a.now_ms + a.window_ms + 1000,"
-                + " ARRAY[1, a.lim - a.cost, 0, least((a.slot + a.n) * a.slot_ms - a.now_ms, a.window_ms)]"
-                + " FROM (SELECT b.*, b.window_ms / b.n AS slot_ms, b.now_ms / (b.window_ms / b.n) AS slot FROM"
-                + " (SELECT ?::text AS name, ?::text AS key, ?::int AS n, ?::bigint AS window_ms, ?::bigint AS lim,"
-                + " ?::bigint AS cost, coalesce(?::bigint, floor(extract(epoch FROM c) * 1000)::bigint) AS now_ms,"
-                + " floor(extract(epoch FROM c) * 1000000)::bigint AS gen, ?::bigint AS deadline,"
-                + " set_config('lock_timeout', ?, true) AS lock_wait FROM clock_timestamp() AS c) AS b) AS a"
-                + " WHERE a.deadline IS NULL OR a.now_ms <= a.deadline"
+                + " SELECT a.name, a.key, a.n || ':' || " + slotMillis + ", " + slot + ", a.cost,"
+                + " array_fill(0::bigint, ARRAY[(" + slot + " % a.n)::int]) || a.cost"
+                + " || array_fill(0::bigint, ARRAY[(a.n - 1 - " + slot + " % a.n)::int]),"
+                + " NULL::bigint[], a.gen, " + now + " + a.window_ms + 1000,"
+                + " ARRAY[1, a.lim - a.cost, 0, least((" + slot + " + a.n) * " + slotMillis + " - " + now
+                + ", a.window_ms)]"
+                + " FROM (SELECT ?::text AS name, ?::text AS key, ?::int AS n, ?::bigint AS window_ms,"
+                + " ?::bigint AS lim, ?::bigint AS cost, ?::bigint AS fixed,"
+                + " floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS gen, ?::bigint AS deadline,"
+                + " set_config('lock_timeout', ?, true) AS lock_wait OFFSET 0) AS a"
+                + " WHERE a.deadline IS NULL OR " + now + " <= a.deadline"
                 + " ON CONFLICT (limit_name, counter_key) DO UPDATE SET (geometry, newest, total, counts, times,"
-                + " generation, expires_at, decision) = (SELECT s.s_geometry, s.s_newest, s.s_total, s.s_counts, NULL::bigint[],"
-                + " s.s_generation, s.s_expires_at, s.s_decision FROM " + name + "_step(t.geometry, t.newest, t.total,"
-                + " t.counts, t.generation, t.expires_at, EXCLUDED.expires_at - ?::bigint - 1000, EXCLUDED.generation,"
-                + " ?::int, ?::bigint, ?::bigint, ?::bigint, 1) AS s)"
-                + " RETURNING decision[1], decision[2], decision[3], decision[4], generation, expires_at - ?::bigint - 1000";
+                + " generation, expires_at, decision) = (SELECT EXCLUDED.geometry, s.r[1], s.r[2], s.r[11:],"
+                + " NULL::bigint[], s.r[3], s.r[4], s.r[5:8] FROM (SELECT " + name + "_slide(t.geometry, t.newest,"
+                + " t.total, t.counts, t.generation, t.expires_at, EXCLUDED.expires_at - ?::bigint - 1000,"
+                + " EXCLUDED.generation, cardinality(EXCLUDED.counts), ?::bigint, EXCLUDED.decision[2] + EXCLUDED.total,"
+                + " EXCLUDED.total, 1) AS r OFFSET 0) AS s)"
+                + " RETURNING decision[1], decision[2], decision[3], decision[4], generation, expires_at";
         this.deleteExpired = "DELETE FROM " + name + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + name
                 + " WHERE expires_at < coalesce(?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)"
                 + " LIMIT ? FOR UPDATE SKIP LOCKED))";
@@ -82,7 +92,7 @@ public final class CounterTable {
         return this.name + "_limits";
     }
 
-    /** @return the upsert that acquires one sliding-window-counter limit, with its fifteen parameters */
+    /** @return the upsert that acquires one sliding-window-counter limit, with its eleven parameters */
     String acquireOne() {
         return this.acquireOne;
     }

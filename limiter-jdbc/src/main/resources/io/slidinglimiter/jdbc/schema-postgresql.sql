@@ -36,26 +36,27 @@ CREATE TABLE IF NOT EXISTS limiter_counters_limits (
 -- a decision at now_ms finds it (the sub-windows that left the window emptied; a row of another
 -- geometry, or idle past its window, counted as empty), what a call of cost would be told, and the
 -- row after it when mode says to count it: 0 never, 1 if it fits, 2 whether or not it fits (a
--- settle's charge). decision: { allowed (1 or 0), remaining, retry-after millis, reset-after millis }.
--- fresh: the row starts anew; changed: the row differs from the one given. Reads and writes no table.
-CREATE OR REPLACE FUNCTION limiter_counters_step(geometry text, newest bigint, total bigint, counts bigint[],
+-- settle's charge). Returns one array, so that a statement takes it whole: { newest, total,
+-- generation, expires_at, then the decision: allowed (1 or 0), remaining, retry-after millis,
+-- reset-after millis; then fresh (1: the row starts anew), changed (1: the row differs from the one
+-- given), then the counts }. The row's geometry is '<n>:<window_ms / n>'. Reads and writes no table.
+DROP FUNCTION IF EXISTS limiter_counters_step(text, bigint, bigint, bigint[], bigint, bigint, bigint, bigint, int,
+        bigint, bigint, bigint, int);
+CREATE OR REPLACE FUNCTION limiter_counters_slide(geometry text, newest bigint, total bigint, counts bigint[],
         stamp bigint, expires_at bigint, now_ms bigint, generation bigint, n int, window_ms bigint, lim bigint,
-        cost bigint, mode int, OUT s_geometry text, OUT s_newest bigint, OUT s_total bigint, OUT s_counts bigint[],
-        OUT s_generation bigint, OUT s_expires_at bigint, OUT s_decision bigint[], OUT s_fresh boolean,
-        OUT s_changed boolean)
+        cost bigint, mode int)
+    RETURNS bigint[]
     LANGUAGE plpgsql IMMUTABLE
 AS $$
 #variable_conflict use_variable
 DECLARE
     slot_ms bigint := window_ms / n;
     slot bigint := now_ms / slot_ms;
-    cur bigint; t bigint; ring bigint[]; s bigint; excess bigint; freed bigint;
-    wait bigint := 0; reset_after bigint := 0; added boolean := false;
+    cur bigint; t bigint; ring bigint[]; s bigint; excess bigint; freed bigint; fresh boolean;
+    changed boolean := false; wait bigint := 0; reset_after bigint := 0; added boolean := false;
 BEGIN
-    s_geometry := n || ':' || slot_ms;
-    s_changed := false;
-    s_fresh := geometry IS DISTINCT FROM s_geometry OR expires_at < now_ms OR slot - newest >= n;
-    IF s_fresh THEN
+    fresh := geometry IS DISTINCT FROM (n || ':' || slot_ms) OR expires_at < now_ms OR slot - newest >= n;
+    IF fresh THEN
         cur := slot; t := 0; stamp := generation; ring := array_fill(0::bigint, ARRAY[n]);
     ELSE
         cur := newest; t := total; ring := counts;
@@ -68,7 +69,7 @@ BEGIN
                 s := s + 1;
             END LOOP;
             cur := slot;
-            s_changed := true;
+            changed := true;
         END IF;
     END IF;
     excess := t + cost - lim;
@@ -90,7 +91,7 @@ BEGIN
         ring[cur % n + 1] := ring[cur % n + 1] + cost;
         t := t + cost;
         added := true;
-        s_changed := true;
+        changed := true;
     END IF;
     IF t > 0 THEN
         IF added THEN
@@ -106,13 +107,9 @@ BEGIN
             END LOOP;
         END IF;
     END IF;
-    s_newest := cur;
-    s_total := t;
-    s_counts := ring;
-    s_generation := stamp;
-    s_expires_at := now_ms + window_ms + 1000;
-    s_decision := ARRAY[CASE WHEN wait = 0 THEN 1 ELSE 0 END, greatest(0, lim - t), least(wait, window_ms),
-            least(reset_after, window_ms)];
+    RETURN ARRAY[cur, t, stamp, now_ms + window_ms + 1000, CASE WHEN wait = 0 THEN 1 ELSE 0 END, greatest(0, lim - t),
+            least(wait, window_ms), least(reset_after, window_ms), CASE WHEN fresh THEN 1 ELSE 0 END,
+            CASE WHEN changed THEN 1 ELSE 0 END] || ring;
 END;
 $$;
 
@@ -163,7 +160,7 @@ DECLARE
     fresh boolean; dirty boolean; added boolean;
     total bigint; stamp bigint; ring bigint[]; times bigint[]; geometry text;
     excess bigint; freed bigint; wait bigint; reset_after bigint; held bigint; taken bigint; left_ bigint;
-    oldest bigint; amount bigint; made_after boolean; used bigint[] := '{}'; mode int; st record;
+    oldest bigint; amount bigint; made_after boolean; used bigint[] := '{}'; mode int; st bigint[];
     slot_end bigint;
 BEGIN
     IF lock_wait > 0 AND operation <> 'peek' THEN
@@ -206,29 +203,29 @@ BEGIN
     END IF;
     IF operation = 'lease' THEN
         rec := loaded[1];
-        SELECT * INTO st FROM limiter_counters_step(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation,
-            rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], costs[1], 0);
+        st := limiter_counters_slide(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation, rec.expires_at,
+            now_ms, generation, sub_windows[1], windows[1], limits[1], costs[1], 0);
         taken := 0;
         slot_end := now_ms;
         stamp := 0;
-        IF st.s_decision[1] = 1 THEN
+        IF st[5] = 1 THEN
             taken := costs[1];
             slot_ms := windows[1] / sub_windows[1];
             -- More than the cost only in the newest sub-window by the database's time (not after it stepped back).
-            IF st.s_newest = now_ms / slot_ms THEN
-                taken := taken + greatest(0, least(decided_in - costs[1], (limits[1] - st.s_total - costs[1]) / 2));
-                slot_end := (st.s_newest + 1) * slot_ms;
-                stamp := st.s_generation;
+            IF st[1] = now_ms / slot_ms THEN
+                taken := taken + greatest(0, least(decided_in - costs[1], (limits[1] - st[2] - costs[1]) / 2));
+                slot_end := (st[1] + 1) * slot_ms;
+                stamp := st[3];
             END IF;
-            SELECT * INTO st FROM limiter_counters_step(rec.geometry, rec.newest, rec.total, rec.counts,
-                rec.generation, rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], taken, 2);
+            st := limiter_counters_slide(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation,
+                rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], taken, 2);
         END IF;
-        IF st.s_changed THEN
-            UPDATE limiter_counters SET geometry = st.s_geometry, newest = st.s_newest, total = st.s_total,
-                    counts = st.s_counts, times = NULL, generation = st.s_generation, expires_at = st.s_expires_at
+        IF st[10] = 1 THEN
+            UPDATE limiter_counters SET geometry = sub_windows[1] || ':' || windows[1] / sub_windows[1], newest = st[1],
+                    total = st[2], counts = st[11:], times = NULL, generation = st[3], expires_at = st[4]
                 WHERE limit_name = names[1] AND counter_key = keys[1];
         END IF;
-        RETURN ARRAY[st.s_decision[1], now_ms] || st.s_decision || ARRAY[taken, slot_end, stamp];
+        RETURN ARRAY[st[5], now_ms] || st[5:8] || ARRAY[taken, slot_end, stamp];
     END IF;
 
     result := ARRAY[0, now_ms];
@@ -239,34 +236,33 @@ BEGIN
             added := false;
             dirty := false;
             IF algorithms[i] = 0 THEN
-                -- Sliding window counter: limiter_counters_step, which counts only in the second pass.
+                -- Sliding window counter: limiter_counters_slide, which counts only in the second pass.
                 mode := 0;
                 IF pass = 2 AND operation = 'acquire' AND all_fit THEN
                     mode := 1;
                 ELSIF pass = 2 AND operation = 'settle' AND costs[i] > 0 THEN
                     mode := 2;
                 END IF;
-                SELECT * INTO st FROM limiter_counters_step(rec.geometry, rec.newest, rec.total, rec.counts,
-                    rec.generation, rec.expires_at, now_ms, generation, sub_windows[i], windows[i], limits[i], costs[i],
-                    mode);
+                st := limiter_counters_slide(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation,
+                    rec.expires_at, now_ms, generation, sub_windows[i], windows[i], limits[i], costs[i], mode);
                 IF pass = 1 THEN
-                    waits[i] := st.s_decision[3];
-                    all_fit := all_fit AND st.s_decision[1] = 1;
+                    waits[i] := st[7];
+                    all_fit := all_fit AND st[5] = 1;
                     CONTINUE;
                 END IF;
                 n := sub_windows[i];
                 slot_ms := windows[i] / n;
-                cur := st.s_newest;
-                total := st.s_total;
-                ring := st.s_counts;
-                dirty := st.s_changed;
+                cur := st[1];
+                total := st[2];
+                ring := st[11:];
+                dirty := st[10] = 1;
                 amount := CASE WHEN operation = 'settle' THEN -costs[i] ELSE costs[i] END;
-                IF operation IN ('refund', 'settle') AND amount > 0 AND NOT st.s_fresh THEN
+                IF operation IN ('refund', 'settle') AND amount > 0 AND st[9] = 0 THEN
                     -- Gives back what an admission at at_millis took, if its sub-window is still in the window
                     -- and the row was not made after it (a reset, an expiry).
                     slot := at_millis / slot_ms;
-                    made_after := CASE WHEN decided_in > 0 THEN decided_in < st.s_generation
-                            ELSE at_millis < st.s_generation / 1000 END;
+                    made_after := CASE WHEN decided_in > 0 THEN decided_in < st[3]
+                            ELSE at_millis < st[3] / 1000 END;
                     IF slot <= cur AND slot > cur - n AND NOT made_after THEN
                         held := ring[slot % n + 1];
                         taken := least(held, amount);
@@ -278,12 +274,12 @@ BEGIN
                     END IF;
                 END IF;
                 IF dirty AND operation <> 'peek' THEN
-                    UPDATE limiter_counters SET geometry = st.s_geometry, newest = cur, total = total, counts = ring,
-                            times = NULL, generation = st.s_generation, expires_at = st.s_expires_at
+                    UPDATE limiter_counters SET geometry = n || ':' || slot_ms, newest = cur, total = total, counts = ring,
+                            times = NULL, generation = st[3], expires_at = st[4]
                         WHERE limit_name = names[i] AND counter_key = keys[i];
                 END IF;
                 IF operation IN ('acquire', 'peek') THEN
-                    result := result || st.s_decision;
+                    result := result || st[5:8];
                     used[i] := total;
                 END IF;
                 CONTINUE;
