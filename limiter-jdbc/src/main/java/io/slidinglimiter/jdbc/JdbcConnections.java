@@ -17,8 +17,10 @@ import com.zaxxer.hikari.pool.HikariPool;
  * the application holds fails the decision to its failure policy in time, not after the pool's own
  * {@code connection-timeout} (30 s by default). A slow application is not a down database: while the
  * limiter's own statements hold the connections (none failed to open), a caller waits its turn, up to
- * {@code maxWait}; a statement that the database does not answer is ended by {@link StatementWatch}. Another pool waits as it was
- * configured to. On the connection, the reply is awaited likewise: at most {@code maxWait}, and no
+ * {@code maxWait}, and so does a caller while the limiter's statements keep completing (the pool had
+ * idle connections that this JVM's busy threads were not handed in time). A statement that the
+ * database does not answer is ended by {@link StatementWatch}. Another pool waits as it was configured
+ * to. On the connection, the reply is awaited likewise: at most {@code maxWait}, and no
  * longer than the timeout while the database answers nothing ({@link StatementWatch} ends the wait
  * by aborting the connection, which the pool then replaces).
  */
@@ -108,8 +110,11 @@ final class JdbcConnections {
                 return pool.getConnection(this.timeoutMillis);
             }
             catch (SQLTransientConnectionException ex) {
-                // The limiter's own decisions hold the connections: a busy application, not a down database.
-                boolean busyWithDecisions = this.watch.isBusy() && ex.getCause() == null;
+                // The limiter's own decisions hold the connections, or gave them back while this thread waited
+                // (the pool's idle connections were not handed over in time: this JVM's threads did not run): a
+                // busy application, not a down database.
+                boolean busyWithDecisions = ex.getCause() == null
+                        && (this.watch.isBusy() || this.watch.answeredSince(startNanos));
                 if (!busyWithDecisions || System.nanoTime() - startNanos >= this.maxWaitNanos) {
                     throw ex;
                 }

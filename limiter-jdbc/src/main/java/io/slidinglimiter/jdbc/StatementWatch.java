@@ -81,6 +81,14 @@ final class StatementWatch implements AutoCloseable {
         this.answeredNanos = System.nanoTime();
     }
 
+    /**
+     * @param sinceNanos a time of {@link System#nanoTime()}
+     * @return whether the database answered a statement of the limiter's after that time
+     */
+    boolean answeredSince(long sinceNanos) {
+        return this.answeredNanos - sinceNanos > 0;
+    }
+
     /** @return whether statements of the limiter's are in flight now: they hold connections of the pool */
     boolean isBusy() {
         return !this.inFlight.isEmpty();

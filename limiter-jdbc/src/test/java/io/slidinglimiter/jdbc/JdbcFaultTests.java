@@ -6,6 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -222,6 +225,35 @@ class JdbcFaultTests {
         });
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(usedInDatabase(limit, "k")).as("the fail-open admission counted too").isGreaterThanOrEqualTo(3));
+    }
+
+
+    /**
+     * The pool handed over no connection within the timeout while the limiter's statements kept
+     * completing: this JVM's busy threads, not a down database (at 64 callers on two cores, Hikari
+     * timed a caller out with all 16 connections idle). The caller waits on, up to max-wait; with
+     * nothing completing it falls back within the timeout, as above.
+     */
+    @Test
+    void aCallerWaitsOnForAConnectionWhileStatementsKeepCompleting() throws Exception {
+        ScheduledExecutorService others = Executors.newSingleThreadScheduledExecutor();
+        try (HikariDataSource one = Databases.pool(this.server, 1)) {
+            JdbcConnections connections = new JdbcConnections(one, 100, 2_000);
+            connections.open().close();
+            Connection held = one.getConnection();
+            others.scheduleAtFixedRate(() -> connections.watch().answered(), 0, 20, TimeUnit.MILLISECONDS);
+            others.schedule(() -> {
+                held.close();
+                return null;
+            }, 300, TimeUnit.MILLISECONDS);
+            try (Connection connection = connections.open()) {
+                assertThat(connection.isValid(1)).isTrue();
+            }
+            connections.close();
+        }
+        finally {
+            others.shutdownNow();
+        }
     }
 
 }
