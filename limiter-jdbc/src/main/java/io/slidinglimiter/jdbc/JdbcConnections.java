@@ -3,6 +3,8 @@ package io.slidinglimiter.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import javax.sql.DataSource;
 
@@ -27,6 +29,11 @@ import com.zaxxer.hikari.pool.HikariPool;
 final class JdbcConnections {
 
     private static final boolean HIKARI = isPresent("com.zaxxer.hikari.HikariDataSource");
+
+    private static final Logger logger = Logger.getLogger(JdbcConnections.class.getName());
+
+    /** Hikari's least {@code validation-timeout}, in milliseconds. */
+    static final long LEAST_VALIDATION_MILLIS = 250;
 
     private final DataSource dataSource;
 
@@ -58,6 +65,25 @@ final class JdbcConnections {
         this.lockWaitMillis = Math.max(1, this.timeoutMillis * 3L / 4);
         this.lockWait = this.lockWaitMillis + "ms";
         this.watch = new StatementWatch(this.timeoutMillis, this.maxWaitNanos / 1_000_000);
+        warnOfLongValidation(dataSource, this.timeoutMillis);
+    }
+
+    /**
+     * Hikari checks a connection idle for over half a second before it hands it over, for up to its
+     * {@code validation-timeout} (5 s by default), on the borrowing thread, where the limiter cannot
+     * end the wait: while the database answers nothing, a decision waits that long for its policy.
+     */
+    private static void warnOfLongValidation(DataSource dataSource, long timeoutMillis) {
+        long validationMillis = HIKARI ? HikariPools.validationTimeoutOf(dataSource) : 0;
+        if (validationMillis > Math.max(timeoutMillis, LEAST_VALIDATION_MILLIS)) {
+            logger.log(Level.WARNING, () -> "spring.datasource.hikari.validation-timeout (" + validationMillis
+                    + " ms) is longer than limiter.jdbc.timeout (" + timeoutMillis + " ms): while PostgreSQL answers"
+                    + " nothing, Hikari checks a connection that was idle for over half a second for up to "
+                    + validationMillis + " ms before it hands it over, and the rate limiter's decision waits that"
+                    + " long before its limiter.jdbc.on-failure policy decides. Set"
+                    + " spring.datasource.hikari.validation-timeout=" + Math.max(timeoutMillis, LEAST_VALIDATION_MILLIS)
+                    + " (milliseconds; Hikari's least is " + LEAST_VALIDATION_MILLIS + ").");
+        }
     }
 
     /** @return the watch of this backend's statements in flight */
@@ -200,6 +226,17 @@ final class JdbcConnections {
 
     /** Hikari's types, loaded only when Hikari is there. */
     private static final class HikariPools {
+
+        /** @return the pool's {@code validation-timeout} in milliseconds, or 0 for another data source */
+        static long validationTimeoutOf(DataSource dataSource) {
+            try {
+                return dataSource.isWrapperFor(HikariDataSource.class)
+                        ? dataSource.unwrap(HikariDataSource.class).getValidationTimeout() : 0;
+            }
+            catch (SQLException ex) {
+                return 0;
+            }
+        }
 
         static HikariPool of(DataSource dataSource) throws SQLException {
             if (dataSource.isWrapperFor(HikariDataSource.class)

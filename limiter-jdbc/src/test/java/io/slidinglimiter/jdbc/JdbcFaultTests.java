@@ -6,10 +6,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -253,6 +258,50 @@ class JdbcFaultTests {
         }
         finally {
             others.shutdownNow();
+        }
+    }
+
+
+    /**
+     * Hikari's validation timeout (5 s unless set) is a wait the limiter cannot end: a decision on a
+     * stalled database waits it for a connection that was idle. Longer than the timeout, it is
+     * warned of at start, naming both properties and the value to set.
+     */
+    @Test
+    void aValidationTimeoutLongerThanTheTimeoutIsWarnedOfAtStart() {
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+
+        };
+        Logger logger = Logger.getLogger(JdbcConnections.class.getName());
+        logger.addHandler(handler);
+        try (HikariDataSource asRecommended = Databases.pool(this.server, 1);
+                JdbcBackend quiet = new JdbcBackend(asRecommended, this.table, Duration.ofMillis(100))) {
+            assertThat(records).isEmpty();
+        }
+        try (HikariDataSource hikarisDefault = Databases.pool(this.server, 1, Duration.ofSeconds(5));
+                JdbcBackend warned = new JdbcBackend(hikarisDefault, this.table, Duration.ofMillis(100))) {
+            assertThat(records).singleElement().satisfies((record) -> {
+                assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+                assertThat(record.getMessage()).contains("spring.datasource.hikari.validation-timeout (5000 ms)",
+                        "limiter.jdbc.timeout (100 ms)", "Set spring.datasource.hikari.validation-timeout=250 (milliseconds");
+            });
+        }
+        finally {
+            logger.removeHandler(handler);
         }
     }
 
