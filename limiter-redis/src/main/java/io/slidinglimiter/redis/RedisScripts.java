@@ -35,6 +35,8 @@ public final class RedisScripts {
         }
         // Parameters named KEYS and ARGV: the decision's files read one decision's slice of a batch as
         // they read a script's own KEYS and ARGV, and their returns end the decision, not the script.
+        // The batch's one read of the clock and a decision's place in it, which batch.lua sets and now.lua reads.
+        source.append("local batch_time, batch_offset = nil, 0\n");
         source.append("local function decide(KEYS, ARGV)\n");
         for (String file : decision) {
             source.append(read(file)).append('\n');

@@ -196,6 +196,40 @@ class BatchedDecisionsTests {
         runner.close();
     }
 
+    /**
+     * The decisions of a batch read Redis's clock once, yet each has a generation of its own, later
+     * than the one before it, and a counter one of them makes is stamped with it: a refund of an
+     * earlier decision never reaches a counter made after it.
+     */
+    @Test
+    void eachDecisionOfABatchHasAGenerationOfItsOwn() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("generations", 5, Duration.ofMinutes(1), 10);
+        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
+        runner.connect().get();
+        RedisKeys keys = new RedisKeys("limiter");
+        long[] batchesBefore = runner.batches().counts();
+        redis.server().call((commands) -> commands.clientPause(300));
+        List<CompletableFuture<List<Long>>> replies = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            byte[][] key = { keys.counterKey("generations", "k" + i) };
+            replies.add(runner.runAsync(key, ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.REDIS_TIME,
+                    List.of(new LimitRequest(limit, "k" + i, 1))), Runnable::run));
+        }
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        assertThat(runner.batches().counts()[1] - batchesBefore[1]).as("two went alone, four in a batch").isEqualTo(4);
+        List<Long> generations = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            long generation = replies.get(i).get().get(6);
+            generations.add(generation);
+            String counter = "limiter:{k" + i + "}:generations";
+            String stamped = redis.server().call((commands) -> commands.hget(counter, "c"));
+            assertThat(stamped).as("the counter decision " + i + " made").isEqualTo(Long.toString(generation));
+        }
+        assertThat(generations).doesNotHaveDuplicates();
+        assertThat(generations.subList(2, 6)).as("in the batch, in its order").isSorted();
+        runner.close();
+    }
+
     private static long remaining(CompletableFuture<List<Long>> reply) throws Exception {
         List<Long> values = reply.get();
         assertThat(values.get(0)).as("admitted").isEqualTo(1);
