@@ -71,24 +71,36 @@ public final class ScriptCost {
         }
     }
 
-    /** The keys and arguments of one script call: one decision as it is, or a batch as the runner builds it. */
+    /**
+     * The keys and arguments of one script call: one decision as it is, or a batch as the runner builds
+     * it (batch.lua): the first decision's arguments whole, each later one's as "the previous but the
+     * deadline" (-1) and its deadline.
+     */
     private static byte[][][] message(int size, SplittableRandom random) {
         byte[][] keys = new byte[size][];
-        int header = (size > 1) ? 2 + 2 * size : 0;
-        byte[][] args = new byte[header + size * DECISION.length][];
-        if (size > 1) {
-            args[0] = bytes("batch");
-            args[1] = bytes(Integer.toString(size));
-            for (int i = 0; i < size; i++) {
-                args[2 + 2 * i] = bytes("1");
-                args[3 + 2 * i] = bytes(Integer.toString(DECISION.length));
-            }
-        }
         for (int i = 0; i < size; i++) {
             keys[i] = bytes("limiter:{client-" + random.nextInt(100_000) + "}:cost");
+        }
+        if (size == 1) {
+            byte[][] args = new byte[DECISION.length][];
             for (int a = 0; a < DECISION.length; a++) {
-                args[header + i * DECISION.length + a] = bytes(DECISION[a]);
+                args[a] = bytes(DECISION[a]);
             }
+            return new byte[][][] { keys, args };
+        }
+        int header = 2 + 2 * size;
+        byte[][] args = new byte[header + DECISION.length + (size - 1)][];
+        args[0] = bytes("batch");
+        args[1] = bytes(Integer.toString(size));
+        for (int i = 0; i < size; i++) {
+            args[2 + 2 * i] = bytes("1");
+            args[3 + 2 * i] = bytes((i == 0) ? Integer.toString(DECISION.length) : "-1");
+        }
+        for (int a = 0; a < DECISION.length; a++) {
+            args[header + a] = bytes(DECISION[a]);
+        }
+        for (int i = 1; i < size; i++) {
+            args[header + DECISION.length + i - 1] = bytes(DECISION[2]);
         }
         return new byte[][][] { keys, args };
     }

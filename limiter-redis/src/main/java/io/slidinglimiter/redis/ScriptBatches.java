@@ -49,6 +49,15 @@ final class ScriptBatches {
 
     private static final byte[] BATCH = "batch".getBytes(StandardCharsets.US_ASCII);
 
+    /**
+     * A decision's number of arguments in a batch that says: the previous decision's but {@code ARGV[3]}
+     * (a deadline, or an undo's time), the one argument sent for it.
+     */
+    private static final byte[] BUT_DEADLINE = ScriptMessages.bytes(-1);
+
+    /** Where a decision's deadline (or an undo's time) is among its arguments: {@code ARGV[3]}. */
+    private static final int DEADLINE = 2;
+
     /** Sends the script: once for one decision, once for a batch. */
     @FunctionalInterface
     interface Script {
@@ -219,9 +228,12 @@ final class ScriptBatches {
         }
         int keyCount = 0;
         int argCount = 2 + 2 * call.size();
-        for (Waiting waiting : call) {
+        boolean[] butDeadline = new boolean[call.size()];
+        for (int i = 0; i < call.size(); i++) {
+            Waiting waiting = call.get(i);
+            butDeadline[i] = i > 0 && sameButDeadline(call.get(i - 1).args, waiting.args);
             keyCount += waiting.keys.length;
-            argCount += waiting.args.length;
+            argCount += butDeadline[i] ? 1 : waiting.args.length;
         }
         this.batches.increment();
         this.batchedDecisions.add(call.size());
@@ -234,11 +246,17 @@ final class ScriptBatches {
         for (int i = 0; i < call.size(); i++) {
             Waiting waiting = call.get(i);
             args[2 + 2 * i] = ScriptMessages.bytes(waiting.keys.length);
-            args[3 + 2 * i] = ScriptMessages.bytes(waiting.args.length);
             System.arraycopy(waiting.keys, 0, keys, key, waiting.keys.length);
-            System.arraycopy(waiting.args, 0, args, arg, waiting.args.length);
             key += waiting.keys.length;
-            arg += waiting.args.length;
+            if (butDeadline[i]) {
+                args[3 + 2 * i] = BUT_DEADLINE;
+                args[arg++] = waiting.args[DEADLINE];
+            }
+            else {
+                args[3 + 2 * i] = ScriptMessages.bytes(waiting.args.length);
+                System.arraycopy(waiting.args, 0, args, arg, waiting.args.length);
+                arg += waiting.args.length;
+            }
         }
         sendAlone(keys, args, call.get(0).node).whenComplete((values, failure) -> {
             answered(lane);
@@ -301,6 +319,19 @@ final class ScriptBatches {
     long decisionsIn(long scriptCalls, long[] before) {
         long[] now = counts();
         return scriptCalls - (now[0] - before[0]) + (now[1] - before[1]);
+    }
+
+    /** Whether a decision's arguments are another's but {@code ARGV[3]} (most often the same arrays). */
+    private static boolean sameButDeadline(byte[][] previous, byte[][] args) {
+        if (previous.length != args.length || args.length <= DEADLINE) {
+            return false;
+        }
+        for (int i = 0; i < args.length; i++) {
+            if (i != DEADLINE && previous[i] != args[i] && !Arrays.equals(previous[i], args[i])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether a decision's part of a batch's reply is its failure: -2, then Redis's error text. */

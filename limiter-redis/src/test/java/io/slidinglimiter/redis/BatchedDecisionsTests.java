@@ -230,6 +230,39 @@ class BatchedDecisionsTests {
         runner.close();
     }
 
+    /**
+     * Callers of one limit differ only in their deadline (ARGV[3]), so a batch sends each later
+     * decision's deadline alone (batch.lua): each is still decided by its own, one Redis ran too late
+     * changing nothing.
+     */
+    @Test
+    void eachDecisionOfABatchKeepsItsOwnDeadline() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("deadlines", 5, Duration.ofMinutes(1), 10);
+        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
+        runner.connect().get();
+        byte[][] key = { new RedisKeys("limiter").counterKey("deadlines", "k") };
+        long redisMillis = Long.parseLong(redis.server().<List<String>>call((commands) -> commands.time()).get(0)) * 1000;
+        List<LimitRequest> request = List.of(new LimitRequest(limit, "k", 1));
+        byte[][] inTime = ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.bytes(redisMillis + 60_000),
+                request);
+        byte[][] late = ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.bytes(redisMillis - 60_000),
+                request);
+        long[] batchesBefore = runner.batches().counts();
+        redis.server().call((commands) -> commands.clientPause(300));
+        List<CompletableFuture<List<Long>>> replies = new ArrayList<>();
+        for (byte[][] args : List.of(inTime, inTime, inTime, late, inTime, late)) {
+            replies.add(runner.runAsync(key, args, Runnable::run));
+        }
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        long[] batches = runner.batches().counts();
+        assertThat(batches[1] - batchesBefore[1]).as("two went alone, four in a batch").isEqualTo(4);
+        assertThat(remaining(replies.get(2))).isEqualTo(2);
+        assertThat(replies.get(3).get().get(0)).as("run after its deadline").isEqualTo(-1);
+        assertThat(remaining(replies.get(4))).as("the late one counted nothing").isEqualTo(1);
+        assertThat(replies.get(5).get().get(0)).as("run after its deadline").isEqualTo(-1);
+        runner.close();
+    }
+
     private static long remaining(CompletableFuture<List<Long>> reply) throws Exception {
         List<Long> values = reply.get();
         assertThat(values.get(0)).as("admitted").isEqualTo(1);
