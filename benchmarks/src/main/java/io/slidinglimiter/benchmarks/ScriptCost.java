@@ -1,6 +1,7 @@
 package io.slidinglimiter.benchmarks;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -52,7 +53,8 @@ public final class ScriptCost {
                     int calls = decisions / size;
                     for (int call = 0; call < calls; call++) {
                         byte[][][] message = message(size, random);
-                        redis.evalsha(sha, ScriptOutputType.MULTI, message[0], message[1]);
+                        List<Object> reply = redis.evalsha(sha, ScriptOutputType.MULTI, message[0], message[1]);
+                        checkAdmitted(reply, size);
                     }
                     long elapsed = System.nanoTime() - start;
                     long cpu = RedisLoad.redisCpuNanos(server) - cpuBefore;
@@ -67,6 +69,16 @@ public final class ScriptCost {
             }
             finally {
                 client.shutdown();
+            }
+        }
+    }
+
+    /** Fails the run unless every decision of a call's reply was made and admitted: a cost is only a cost of those. */
+    private static void checkAdmitted(List<Object> reply, int size) {
+        List<?> decisions = (size == 1) ? List.of(reply) : reply;
+        for (Object decision : decisions) {
+            if (!(decision instanceof List<?> values) || !Long.valueOf(1).equals(values.get(0))) {
+                throw new IllegalStateException("A decision was not admitted: " + decision);
             }
         }
     }
