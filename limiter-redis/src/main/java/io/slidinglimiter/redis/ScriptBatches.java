@@ -47,8 +47,6 @@ final class ScriptBatches {
      */
     static final int IN_FLIGHT = 2;
 
-    static final java.util.concurrent.atomic.AtomicInteger DBG = new java.util.concurrent.atomic.AtomicInteger();
-
     private static final byte[] BATCH = "batch".getBytes(StandardCharsets.US_ASCII);
 
     /**
@@ -268,13 +266,6 @@ final class ScriptBatches {
                     call.get(i).reply.completeExceptionally(failure);
                 }
                 else if (value instanceof List<?> decided && failedAlone(decided)) {
-                    if (DBG.getAndIncrement() < 3) {
-                        StringBuilder b = new StringBuilder("DBG decision " + i + " of " + call.size() + ":");
-                        for (byte[] a : args) { b.append(' ').append('[').append(new String(a, StandardCharsets.UTF_8)).append(']'); }
-                        b.append(" keys:");
-                        for (byte[] k : keys) { b.append(' ').append(new String(k, StandardCharsets.UTF_8)); }
-                        System.err.println(b);
-                    }
                     call.get(i).reply.completeExceptionally(new RedisCommandExecutionException(
                             new String((byte[]) decided.get(1), StandardCharsets.UTF_8)));
                 }
