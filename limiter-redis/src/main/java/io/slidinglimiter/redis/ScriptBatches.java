@@ -156,8 +156,10 @@ final class ScriptBatches {
             }
             return waiting.reply;
         }
-        CompletableFuture<List<Object>> reply = sendAlone(keys, args, node);
-        reply.whenComplete((values, failure) -> answered(lane));
+        // The caller gets the reply once the lane has counted it: woken first, it would send its next
+        // decision while the connection's thread still held the lane, and wait for it.
+        CompletableFuture<List<Object>> reply = sendAlone(keys, args, node)
+                .whenComplete((values, failure) -> answered(lane));
         return (CompletableFuture<List<Long>>) (CompletableFuture<?>) reply;
     }
 
