@@ -60,8 +60,7 @@ class BatchedDecisionsTests {
      */
     @Test
     void batchesDecideLikeTheLocalBackend() throws Exception {
-        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
-        runner.connect().get();
+        LettuceScriptRunner runner = connectedRunner();
         long[] batchesBefore = runner.batches().counts();
         long scriptCallsBefore = redis.server().scriptCalls();
         long operations = 0;
@@ -85,8 +84,7 @@ class BatchedDecisionsTests {
     @Test
     void underLoadEveryDecisionIsMadeInRedisInFewerScriptCalls() throws Exception {
         LimitDefinition limit = LimitDefinition.of("never-reached", 1_000_000_000L, Duration.ofMinutes(1), 10);
-        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
-        runner.connect().get();
+        LettuceScriptRunner runner = connectedRunner();
         RedisBackend backend = new RedisBackend(runner, new RedisKeys("limiter"), null);
         for (int callers : new int[] { 1, 16, 64 }) {
             long countedBefore = redis.server().countedPermits("limiter:*:never-reached");
@@ -160,8 +158,7 @@ class BatchedDecisionsTests {
     @Test
     void aBatchKeepsItsOrderAndADecisionThatFailsFailsAlone() throws Exception {
         LimitDefinition limit = LimitDefinition.of("ordered", 5, Duration.ofMinutes(1), 10);
-        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
-        runner.connect().get();
+        LettuceScriptRunner runner = connectedRunner();
         RedisKeys keys = new RedisKeys("limiter");
         byte[][] key = { keys.counterKey("ordered", "k") };
         byte[][] acquire = ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.REDIS_TIME,
@@ -171,17 +168,9 @@ class BatchedDecisionsTests {
         byte[][] malformed = acquire.clone();
         malformed[4] = bytes("not a window");
         long[] batchesBefore = runner.batches().counts();
-        redis.server().call((commands) -> commands.clientPause(300));
-        List<CompletableFuture<List<Long>>> replies = new ArrayList<>();
-        replies.add(runner.runAsync(key, acquire, Runnable::run));
-        replies.add(runner.runAsync(key, acquire, Runnable::run));
-        replies.add(runner.runAsync(key, malformed, Runnable::run));
-        replies.add(runner.runAsync(key, acquire, Runnable::run));
-        replies.add(runner.runAsync(key, reset, Runnable::run));
-        replies.add(runner.runAsync(key, acquire, Runnable::run));
-        replies.add(runner.runAsync(key, acquire, Runnable::run));
-        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).exceptionally((ignored) -> null)
-                .get(10, TimeUnit.SECONDS);
+        List<CompletableFuture<List<Long>>> replies = sentWhilePaused(runner,
+                List.of(key, key, key, key, key, key, key),
+                List.of(acquire, acquire, malformed, acquire, reset, acquire, acquire));
         assertThat(remaining(replies.get(0))).isEqualTo(3);
         assertThat(remaining(replies.get(1))).isEqualTo(1);
         assertThatExceptionOfType(java.util.concurrent.ExecutionException.class).isThrownBy(() -> replies.get(2).get())
@@ -204,18 +193,17 @@ class BatchedDecisionsTests {
     @Test
     void eachDecisionOfABatchHasAGenerationOfItsOwn() throws Exception {
         LimitDefinition limit = LimitDefinition.of("generations", 5, Duration.ofMinutes(1), 10);
-        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
-        runner.connect().get();
+        LettuceScriptRunner runner = connectedRunner();
         RedisKeys keys = new RedisKeys("limiter");
-        long[] batchesBefore = runner.batches().counts();
-        redis.server().call((commands) -> commands.clientPause(300));
-        List<CompletableFuture<List<Long>>> replies = new ArrayList<>();
+        List<byte[][]> counters = new ArrayList<>();
+        List<byte[][]> acquires = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            byte[][] key = { keys.counterKey("generations", "k" + i) };
-            replies.add(runner.runAsync(key, ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.REDIS_TIME,
-                    List.of(new LimitRequest(limit, "k" + i, 1))), Runnable::run));
+            counters.add(new byte[][] { keys.counterKey("generations", "k" + i) });
+            acquires.add(ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.REDIS_TIME,
+                    List.of(new LimitRequest(limit, "k" + i, 1))));
         }
-        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        long[] batchesBefore = runner.batches().counts();
+        List<CompletableFuture<List<Long>>> replies = sentWhilePaused(runner, counters, acquires);
         assertThat(runner.batches().counts()[1] - batchesBefore[1]).as("two went alone, four in a batch").isEqualTo(4);
         List<Long> generations = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -238,8 +226,7 @@ class BatchedDecisionsTests {
     @Test
     void eachDecisionOfABatchKeepsItsOwnDeadline() throws Exception {
         LimitDefinition limit = LimitDefinition.of("deadlines", 5, Duration.ofMinutes(1), 10);
-        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
-        runner.connect().get();
+        LettuceScriptRunner runner = connectedRunner();
         byte[][] key = { new RedisKeys("limiter").counterKey("deadlines", "k") };
         long redisMillis = Long.parseLong(redis.server().<List<String>>call((commands) -> commands.time()).get(0)) * 1000;
         List<LimitRequest> request = List.of(new LimitRequest(limit, "k", 1));
@@ -248,12 +235,8 @@ class BatchedDecisionsTests {
         byte[][] late = ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.bytes(redisMillis - 60_000),
                 request);
         long[] batchesBefore = runner.batches().counts();
-        redis.server().call((commands) -> commands.clientPause(300));
-        List<CompletableFuture<List<Long>>> replies = new ArrayList<>();
-        for (byte[][] args : List.of(inTime, inTime, inTime, late, inTime, late)) {
-            replies.add(runner.runAsync(key, args, Runnable::run));
-        }
-        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        List<CompletableFuture<List<Long>>> replies = sentWhilePaused(runner, List.of(key, key, key, key, key, key),
+                List.of(inTime, inTime, inTime, late, inTime, late));
         long[] batches = runner.batches().counts();
         assertThat(batches[1] - batchesBefore[1]).as("two went alone, four in a batch").isEqualTo(4);
         assertThat(remaining(replies.get(2))).isEqualTo(2);
@@ -261,6 +244,29 @@ class BatchedDecisionsTests {
         assertThat(remaining(replies.get(4))).as("the late one counted nothing").isEqualTo(1);
         assertThat(replies.get(5).get().get(0)).as("run after its deadline").isEqualTo(-1);
         runner.close();
+    }
+
+    private static LettuceScriptRunner connectedRunner() throws Exception {
+        LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
+        runner.connect().get();
+        return runner;
+    }
+
+    /**
+     * Sends each call, in order, while the server is paused for 300 ms: the first two go at once and
+     * the others wait for them, then go in batches.
+     * @return each call's reply, once all came (a failed one included)
+     */
+    private static List<CompletableFuture<List<Long>>> sentWhilePaused(LettuceScriptRunner runner, List<byte[][]> keys,
+            List<byte[][]> args) throws Exception {
+        redis.server().call((commands) -> commands.clientPause(300));
+        List<CompletableFuture<List<Long>>> replies = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            replies.add(runner.runAsync(keys.get(i), args.get(i), Runnable::run));
+        }
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).exceptionally((ignored) -> null)
+                .get(10, TimeUnit.SECONDS);
+        return replies;
     }
 
     private static long remaining(CompletableFuture<List<Long>> reply) throws Exception {
