@@ -46,7 +46,7 @@ public final class CounterTable {
         this.decide = "SELECT " + name + "_decide(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
         // One sliding-window-counter limit acquired, the common decision: one upsert, whose new row is
         // counted at once (its first permits always fit) and whose existing row goes through the slide
-        // function. The parameters and the clock are one subquery, OFFSET 0 keeping the clock read once;
+        // function, with the geometry the new row has. The parameters and the clock are one subquery, OFFSET 0 keeping the clock read once;
         // each executor node costs every statement. The time is the clock's microseconds (the row's
         // generation) over a thousand, or a test's fixed time. The update reads the call from the row
         // the insert would have made: its sub-windows (the counts' length), its cost (total) and its
@@ -72,10 +72,10 @@ public final class CounterTable {
                 + " WHERE a.deadline IS NULL OR " + now + " <= a.deadline"
                 + " ON CONFLICT (limit_name, counter_key) DO UPDATE SET (geometry, newest, total, counts, times,"
                 + " generation, expires_at, decision) = (SELECT EXCLUDED.geometry, s.r[1], s.r[2], s.r[11:],"
-                + " NULL::bigint[], s.r[3], s.r[4], s.r[5:8] FROM (SELECT " + name + "_slide(t.geometry, t.newest,"
-                + " t.total, t.counts, t.generation, t.expires_at, EXCLUDED.expires_at - ?::bigint - 1000,"
-                + " EXCLUDED.generation, cardinality(EXCLUDED.counts), ?::bigint, EXCLUDED.decision[2] + EXCLUDED.total,"
-                + " EXCLUDED.total, 1) AS r OFFSET 0) AS s)"
+                + " NULL::bigint[], s.r[3], s.r[4], s.r[5:8] FROM (SELECT " + name + "_slide(t.geometry,"
+                + " EXCLUDED.geometry, t.newest, t.total, t.counts, t.generation, t.expires_at,"
+                + " EXCLUDED.expires_at - ?::bigint - 1000, EXCLUDED.generation, cardinality(EXCLUDED.counts), ?::bigint,"
+                + " EXCLUDED.decision[2] + EXCLUDED.total, EXCLUDED.total, 1) AS r OFFSET 0) AS s)"
                 + " RETURNING decision[1], decision[2], decision[3], decision[4], generation, expires_at";
         this.deleteExpired = "DELETE FROM " + name + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + name
                 + " WHERE expires_at < coalesce(?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)"

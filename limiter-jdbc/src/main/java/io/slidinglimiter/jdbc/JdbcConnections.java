@@ -230,8 +230,8 @@ final class JdbcConnections {
         /** @return the pool's {@code validation-timeout} in milliseconds, or 0 for another data source */
         static long validationTimeoutOf(DataSource dataSource) {
             try {
-                return dataSource.isWrapperFor(HikariDataSource.class)
-                        ? dataSource.unwrap(HikariDataSource.class).getValidationTimeout() : 0;
+                HikariDataSource hikari = hikariOf(dataSource);
+                return (hikari != null) ? hikari.getValidationTimeout() : 0;
             }
             catch (SQLException ex) {
                 return 0;
@@ -239,11 +239,13 @@ final class JdbcConnections {
         }
 
         static HikariPool of(DataSource dataSource) throws SQLException {
-            if (dataSource.isWrapperFor(HikariDataSource.class)
-                    && dataSource.unwrap(HikariDataSource.class).getHikariPoolMXBean() instanceof HikariPool pool) {
-                return pool;
-            }
-            return null;
+            HikariDataSource hikari = hikariOf(dataSource);
+            return (hikari != null && hikari.getHikariPoolMXBean() instanceof HikariPool pool) ? pool : null;
+        }
+
+        /** @return Hikari's data source behind this one, or null for another pool */
+        private static HikariDataSource hikariOf(DataSource dataSource) throws SQLException {
+            return dataSource.isWrapperFor(HikariDataSource.class) ? dataSource.unwrap(HikariDataSource.class) : null;
         }
 
     }

@@ -39,12 +39,13 @@ CREATE TABLE IF NOT EXISTS limiter_counters_limits (
 -- settle's charge). Returns one array, so that a statement takes it whole: { newest, total,
 -- generation, expires_at, then the decision: allowed (1 or 0), remaining, retry-after millis,
 -- reset-after millis; then fresh (1: the row starts anew), changed (1: the row differs from the one
--- given), then the counts }. The row's geometry is '<n>:<window_ms / n>'. Reads and writes no table.
+-- given), then the counts }. shape: the geometry of the limit's rows, '<n>:<window_ms / n>', which the
+-- caller writes. Reads and writes no table.
 DROP FUNCTION IF EXISTS limiter_counters_step(text, bigint, bigint, bigint[], bigint, bigint, bigint, bigint, int,
         bigint, bigint, bigint, int);
-CREATE OR REPLACE FUNCTION limiter_counters_slide(geometry text, newest bigint, total bigint, counts bigint[],
-        stamp bigint, expires_at bigint, now_ms bigint, generation bigint, n int, window_ms bigint, lim bigint,
-        cost bigint, mode int)
+CREATE OR REPLACE FUNCTION limiter_counters_slide(geometry text, shape text, newest bigint, total bigint,
+        counts bigint[], stamp bigint, expires_at bigint, now_ms bigint, generation bigint, n int, window_ms bigint,
+        lim bigint, cost bigint, mode int)
     RETURNS bigint[]
     LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -55,7 +56,7 @@ DECLARE
     cur bigint; t bigint; ring bigint[]; s bigint; excess bigint; freed bigint; fresh boolean;
     changed boolean := false; wait bigint := 0; reset_after bigint := 0; added boolean := false;
 BEGIN
-    fresh := geometry IS DISTINCT FROM (n || ':' || slot_ms) OR expires_at < now_ms OR slot - newest >= n;
+    fresh := geometry IS DISTINCT FROM shape OR expires_at < now_ms OR slot - newest >= n;
     IF fresh THEN
         cur := slot; t := 0; stamp := generation; ring := array_fill(0::bigint, ARRAY[n]);
     ELSE
@@ -158,7 +159,7 @@ DECLARE
     all_fit    boolean := true;
     i int; j int; k int; s bigint; n int; slot_ms bigint; slot bigint; cur bigint;
     fresh boolean; dirty boolean; added boolean;
-    total bigint; stamp bigint; ring bigint[]; times bigint[]; geometry text;
+    total bigint; stamp bigint; ring bigint[]; times bigint[]; geometry text; shapes text[] := '{}';
     excess bigint; freed bigint; wait bigint; reset_after bigint; held bigint; taken bigint; left_ bigint;
     oldest bigint; amount bigint; made_after boolean; used bigint[] := '{}'; mode int; st bigint[];
     slot_end bigint;
@@ -194,6 +195,9 @@ BEGIN
         END IF;
         present[i] := FOUND;
         loaded[i] := rec;
+        -- The geometry of the limit's rows, which a row of another no longer counts for.
+        shapes[i] := CASE WHEN algorithms[i] = 0 THEN sub_windows[i] || ':' || windows[i] / sub_windows[i]
+                ELSE 'log:' || windows[i] END;
     END LOOP;
     clock := clock_timestamp();
     now_ms := coalesce(fixed_now, floor(extract(epoch FROM clock) * 1000)::bigint);
@@ -203,8 +207,8 @@ BEGIN
     END IF;
     IF operation = 'lease' THEN
         rec := loaded[1];
-        st := limiter_counters_slide(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation, rec.expires_at,
-            now_ms, generation, sub_windows[1], windows[1], limits[1], costs[1], 0);
+        st := limiter_counters_slide(rec.geometry, shapes[1], rec.newest, rec.total, rec.counts, rec.generation,
+            rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], costs[1], 0);
         taken := 0;
         slot_end := now_ms;
         stamp := 0;
@@ -217,12 +221,11 @@ BEGIN
                 slot_end := (st[1] + 1) * slot_ms;
                 stamp := st[3];
             END IF;
-            st := limiter_counters_slide(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation,
+            st := limiter_counters_slide(rec.geometry, shapes[1], rec.newest, rec.total, rec.counts, rec.generation,
                 rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], taken, 2);
         END IF;
         IF st[10] = 1 THEN
-            UPDATE limiter_counters SET geometry = sub_windows[1] || ':' || windows[1] / sub_windows[1], newest = st[1],
-                    total = st[2], counts = st[11:], times = NULL, generation = st[3], expires_at = st[4]
+            UPDATE limiter_counters SET geometry = shapes[1], newest = st[1], total = st[2], counts = st[11:], times = NULL, generation = st[3], expires_at = st[4]
                 WHERE limit_name = names[1] AND counter_key = keys[1];
         END IF;
         RETURN ARRAY[st[5], now_ms] || st[5:8] || ARRAY[taken, slot_end, stamp];
@@ -243,8 +246,9 @@ BEGIN
                 ELSIF pass = 2 AND operation = 'settle' AND costs[i] > 0 THEN
                     mode := 2;
                 END IF;
-                st := limiter_counters_slide(rec.geometry, rec.newest, rec.total, rec.counts, rec.generation,
-                    rec.expires_at, now_ms, generation, sub_windows[i], windows[i], limits[i], costs[i], mode);
+                st := limiter_counters_slide(rec.geometry, shapes[i], rec.newest, rec.total, rec.counts,
+                    rec.generation, rec.expires_at, now_ms, generation, sub_windows[i], windows[i], limits[i],
+                    costs[i], mode);
                 IF pass = 1 THEN
                     waits[i] := st[7];
                     all_fit := all_fit AND st[5] = 1;
@@ -274,7 +278,7 @@ BEGIN
                     END IF;
                 END IF;
                 IF dirty AND operation <> 'peek' THEN
-                    UPDATE limiter_counters SET geometry = n || ':' || slot_ms, newest = cur, total = total, counts = ring,
+                    UPDATE limiter_counters SET geometry = shapes[i], newest = cur, total = total, counts = ring,
                             times = NULL, generation = st[3], expires_at = st[4]
                         WHERE limit_name = names[i] AND counter_key = keys[i];
                 END IF;
@@ -287,7 +291,7 @@ BEGIN
                 -- Sliding log, mirroring io.slidinglimiter.local.SlidingLog: a permit counts while its
                 -- time is in (now - window, now].
                 oldest := now_ms - windows[i];
-                geometry := 'log:' || windows[i];
+                geometry := shapes[i];
                 fresh := NOT present[i] OR rec.geometry IS DISTINCT FROM geometry OR rec.expires_at < now_ms;
                 IF fresh THEN
                     total := 0; stamp := generation; ring := '{}'; times := '{}';
