@@ -18,7 +18,8 @@ import io.slidinglimiter.core.LimitRequest;
 /**
  * The counters' two statements as JDBC sends them: their parameters, their replies.
  * <p>
- * {@link CounterTable#acquireOne()}, the upsert of one sliding-window-counter limit, and
+ * {@link CounterTable#acquireOne()}, the upsert of one sliding-window-counter limit (and
+ * {@link CounterTable#acquireMany()}, of several waiting callers' limits at once), and
  * {@link CounterTable#decide()}, the function that does everything else. Each runs watched, through
  * {@link JdbcConnections#run}.
  */
@@ -55,17 +56,84 @@ final class CounterStatements {
             statement.setLong(11, limit.windowMillis());
             return connections.run(connection, () -> {
                 try (ResultSet result = statement.executeQuery()) {
-                    if (!result.next()) {
-                        return null;
-                    }
-                    boolean allowed = result.getLong(1) == 1;
-                    Decision decision = new Decision(allowed, limit.limit(), result.getLong(2), result.getLong(3),
-                            result.getLong(4));
-                    long decidedAt = result.getLong(6) - limit.windowMillis() - 1000;
-                    return new Decisions(allowed, List.of(decision), decidedAt, result.getLong(5));
+                    return result.next() ? decisionsOf(result, limit) : null;
                 }
             });
         }
+    }
+
+    /**
+     * Acquires several sliding-window-counter limits of distinct keys by one upsert, each its own
+     * decision.
+     * @param connections how statements wait
+     * @param connection a connection of {@code connections}
+     * @param table the counters' table
+     * @param requests the limits, keys and costs: no limit and key twice
+     * @param fixedNow each one's time to decide at, or nulls for the database's
+     * @param deadlines each one's database time after which the upsert changes nothing for it, or nulls
+     * @return each one's decision, or null where the database ran it after its deadline
+     * @throws SQLException as the driver threw it
+     */
+    static Decisions[] acquireMany(JdbcConnections connections, Connection connection, CounterTable table,
+            List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines) throws SQLException {
+        int size = requests.size();
+        String[] names = new String[size];
+        String[] keys = new String[size];
+        Integer[] subWindows = new Integer[size];
+        Long[] windows = new Long[size];
+        Long[] limits = new Long[size];
+        Long[] costs = new Long[size];
+        for (int i = 0; i < size; i++) {
+            LimitRequest request = requests.get(i);
+            names[i] = request.limit().name();
+            keys[i] = request.key();
+            subWindows[i] = request.limit().subWindows();
+            windows[i] = request.limit().windowMillis();
+            limits[i] = request.limit().limit();
+            costs[i] = request.cost();
+        }
+        try (PreparedStatement statement = connection.prepareStatement(table.acquireMany())) {
+            statement.setString(1, connections.lockWait());
+            statement.setArray(2, connection.createArrayOf("text", names));
+            statement.setArray(3, connection.createArrayOf("text", keys));
+            statement.setArray(4, connection.createArrayOf("int4", subWindows));
+            statement.setArray(5, connection.createArrayOf("int8", windows));
+            statement.setArray(6, connection.createArrayOf("int8", limits));
+            statement.setArray(7, connection.createArrayOf("int8", costs));
+            statement.setArray(8, connection.createArrayOf("int8", fixedNow));
+            statement.setArray(9, connection.createArrayOf("int8", deadlines));
+            return connections.run(connection, () -> {
+                Decisions[] decided = new Decisions[size];
+                try (ResultSet result = statement.executeQuery()) {
+                    while (result.next()) {
+                        int i = indexOf(requests, result.getString(7), result.getString(8));
+                        decided[i] = decisionsOf(result, requests.get(i).limit());
+                    }
+                }
+                return decided;
+            });
+        }
+    }
+
+    /** Where a limit and key are among requests that hold each pair once. */
+    private static int indexOf(List<LimitRequest> requests, String name, String key) {
+        for (int i = 0; i < requests.size(); i++) {
+            LimitRequest request = requests.get(i);
+            if (request.key().equals(key) && request.limit().name().equals(name)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("PostgreSQL decided limit '" + name + "', key '" + key
+                + "', which no decision of the statement asked for");
+    }
+
+    /** One limit's decision from an upsert's reply row. */
+    private static Decisions decisionsOf(ResultSet result, LimitDefinition limit) throws SQLException {
+        boolean allowed = result.getLong(1) == 1;
+        Decision decision = new Decision(allowed, limit.limit(), result.getLong(2), result.getLong(3),
+                result.getLong(4));
+        long decidedAt = result.getLong(6) - limit.windowMillis() - 1000;
+        return new Decisions(allowed, List.of(decision), decidedAt, result.getLong(5));
     }
 
     /**

@@ -69,6 +69,9 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
 
     private final CounterTable table;
 
+    /** Single-limit acquisitions that wait for the upserts in flight, sent together. */
+    private final UpsertBatches batches;
+
     /** The time every statement is handed, for tests that replay a schedule; null in production. */
     private final LongSupplier fixedTime;
 
@@ -109,6 +112,19 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         this.connections = new JdbcConnections(dataSource, timeout.toMillis(), maxWait.toMillis());
         this.table = table;
         this.fixedTime = fixedTime;
+        this.batches = new UpsertBatches(new UpsertBatches.Upserts() {
+
+            @Override
+            public Decisions alone(LimitRequest request) {
+                return acquireAlone(request);
+            }
+
+            @Override
+            public Decisions[] together(List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines) {
+                return acquireTogether(requests, fixedNow, deadlines);
+            }
+
+        }, this::fixedNow, this::deadline, this.connections.maxWaitMillis());
         this.background = Executors.newSingleThreadExecutor((task) -> {
             Thread thread = new Thread(task, "limiter-jdbc-background");
             thread.setDaemon(true);
@@ -166,10 +182,18 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         return CounterStatements.decisions(reply, requests, reply[2 + 4 * requests.size()]);
     }
 
-    /** One sliding-window-counter limit: one upsert ({@link CounterTable#acquireOne()}), the common decision. */
+    /**
+     * One sliding-window-counter limit, the common decision: one upsert ({@link CounterTable#acquireOne()}),
+     * or a place in one with other callers' ({@link UpsertBatches}).
+     */
     private Decisions acquireOne(List<LimitRequest> requests) {
+        return this.batches.acquire(requests.get(0));
+    }
+
+    /** One sliding-window-counter limit by an upsert of its own. */
+    private Decisions acquireAlone(LimitRequest request) {
         try (Connection connection = this.connections.open()) {
-            Decisions decided = CounterStatements.acquireOne(this.connections, connection, this.table, requests.get(0),
+            Decisions decided = CounterStatements.acquireOne(this.connections, connection, this.table, request,
                     fixedNow(), deadline());
             if (decided == null) {
                 throw afterDeadline();
@@ -182,12 +206,46 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         }
     }
 
+    /** Several sliding-window-counter limits of distinct keys by one upsert, each its own decision. */
+    private Decisions[] acquireTogether(List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines) {
+        try (Connection connection = this.connections.open()) {
+            Decisions[] decided = CounterStatements.acquireMany(this.connections, connection, this.table, requests,
+                    fixedNow, deadlines);
+            for (Decisions decisions : decided) {
+                if (decisions != null) {
+                    noteClock(decisions.decidedAtMillis());
+                    break;
+                }
+            }
+            return decided;
+        }
+        catch (SQLException ex) {
+            throw failure(ACQUIRE, ex);
+        }
+    }
+
+    /**
+     * Whether single-limit acquisitions that wait behind {@value UpsertBatches#IN_FLIGHT} upserts go
+     * to the database together, one statement deciding each as if alone (on by default).
+     * @param batching whether they do
+     */
+    public void setBatching(boolean batching) {
+        this.batches.setEnabled(batching);
+    }
+
+    /**
+     * @return the statements sent so far for more than one decision, and the decisions they carried
+     */
+    public long[] batchCounts() {
+        return this.batches.counts();
+    }
+
     /** @return the time every statement is handed: a test's, or null for the database's own */
     private Long fixedNow() {
         return (this.fixedTime != null) ? this.fixedTime.getAsLong() : null;
     }
 
-    private static JdbcBackendException afterDeadline() {
+    static JdbcBackendException afterDeadline() {
         return new JdbcBackendException("PostgreSQL ran the decision after its caller stopped waiting (it changed"
                 + " nothing)", null);
     }

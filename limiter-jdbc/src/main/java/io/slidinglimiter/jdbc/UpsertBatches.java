@@ -1,0 +1,338 @@
+package io.slidinglimiter.jdbc;
+
+import java.sql.SQLTransientConnectionException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import io.slidinglimiter.core.Decisions;
+import io.slidinglimiter.core.LimitRequest;
+
+/**
+ * Single-limit acquisitions that wait for one another, sent as one upsert.
+ * <p>
+ * The backend keeps at most {@link #IN_FLIGHT} of these upserts running. A decision that comes while
+ * they run waits; when one ends, what waits goes as one statement ({@link CounterTable#acquireMany()},
+ * up to {@link #MAX_BATCH} decisions of distinct limits and keys), sent by the first of its callers on
+ * that caller's own thread: no thread of the limiter's, no hop. A decision that finds fewer upserts
+ * running goes alone at once, as it did before batching: no timer, no wait when there is nothing to
+ * wait for.
+ * <p>
+ * Each decision keeps its own deadline (taken when it came) and its own reply: a row the database
+ * reaches after its deadline changes nothing and fails that decision alone; a statement that fails
+ * fails each of its decisions with the same cause. An upsert reaches a row once: a key twice in what
+ * waits goes in the next statement. So a hot key has at most {@link #IN_FLIGHT} statements queued on
+ * its row at the database, where each would otherwise wait on the one before for the row's lock, up
+ * to the lock wait (leases are the hot key's remedy).
+ */
+final class UpsertBatches {
+
+    /**
+     * The upserts running at once before decisions wait: four, so that a statement waiting for a row
+     * another session holds leaves three, and a database on two cores stays busy while replies are read.
+     */
+    static final int IN_FLIGHT = 4;
+
+    /** The most decisions one statement makes. */
+    static final int MAX_BATCH = 64;
+
+    /** The statements the decisions go in. */
+    interface Upserts {
+
+        /**
+         * Acquires one limit by itself, its time and deadline taken as the statement goes.
+         * @param request the limit, key and cost
+         * @return the decision
+         * @throws RuntimeException ({@link JdbcBackendException}) when it could not be made
+         */
+        Decisions alone(LimitRequest request);
+
+        /**
+         * Acquires several limits of distinct keys in one statement.
+         * @param requests the limits, keys and costs
+         * @param fixedNow each one's time, or nulls for the database's
+         * @param deadlines each one's deadline, or nulls
+         * @return each one's decision, null where the database reached it after its deadline
+         * @throws RuntimeException ({@link JdbcBackendException}) when the statement failed
+         */
+        Decisions[] together(List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines);
+
+    }
+
+    private final Upserts upserts;
+
+    /** A decision's time when it comes: a test's, or null for the database's. */
+    private final Supplier<Long> fixedNow;
+
+    /** A decision's deadline when it comes, or null. */
+    private final Supplier<Long> deadline;
+
+    /**
+     * How long a decision waits for its turn before it fails as the pool's exhaustion would: the
+     * statements before it each end within the backend's bounds, so only a fault here reaches it.
+     */
+    private final long turnWaitNanos;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+
+    private int inFlight;
+
+    /** The statements sent for more than one decision. */
+    private final LongAdder batches = new LongAdder();
+
+    /** The decisions those statements carried. */
+    private final LongAdder batchedDecisions = new LongAdder();
+
+    private volatile boolean enabled = true;
+
+    UpsertBatches(Upserts upserts, Supplier<Long> fixedNow, Supplier<Long> deadline, long turnWaitMillis) {
+        this.upserts = upserts;
+        this.fixedNow = fixedNow;
+        this.deadline = deadline;
+        this.turnWaitNanos = TimeUnit.MILLISECONDS.toNanos(turnWaitMillis);
+    }
+
+    void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /** @return the statements sent for more than one decision, and the decisions they carried */
+    long[] counts() {
+        return new long[] { this.batches.sum(), this.batchedDecisions.sum() };
+    }
+
+    /** @return the decisions waiting for their turn now */
+    int waiting() {
+        this.lock.lock();
+        try {
+            return this.waiting.size();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Acquires one sliding-window-counter limit: alone now when fewer than {@link #IN_FLIGHT} upserts
+     * run (or batching is off), else with the others waiting when one of them ends.
+     * @param request the limit, key and cost
+     * @return the decision
+     */
+    Decisions acquire(LimitRequest request) {
+        if (!this.enabled) {
+            return this.upserts.alone(request);
+        }
+        Waiting mine = null;
+        this.lock.lock();
+        try {
+            if (this.inFlight < IN_FLIGHT) {
+                this.inFlight++;
+            }
+            else {
+                mine = new Waiting(request, this.fixedNow.get(), this.deadline.get(), new CompletableFuture<>());
+                this.waiting.add(mine);
+            }
+        }
+        finally {
+            this.lock.unlock();
+        }
+        if (mine == null) {
+            try {
+                return this.upserts.alone(request);
+            }
+            finally {
+                ended();
+            }
+        }
+        Object outcome = turnOf(mine);
+        if (outcome instanceof Decisions decided) {
+            return decided;
+        }
+        @SuppressWarnings("unchecked")
+        List<Waiting> batch = (List<Waiting>) outcome;
+        try {
+            return send(batch);
+        }
+        finally {
+            ended();
+        }
+    }
+
+    /**
+     * Waits for a decision's outcome: its reply, or the statement it is first in, which its caller
+     * sends. A caller that stops waiting (too long, or interrupted) leaves only while its decision
+     * still waits; once in a statement, its outcome comes within that statement's bounds, and a
+     * statement handed to it is sent by it, so that no decision waits for a caller that left.
+     * @throws RuntimeException its failure
+     */
+    private Object turnOf(Waiting mine) {
+        try {
+            return mine.outcome.get(this.turnWaitNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (TimeoutException ex) {
+            if (left(mine)) {
+                throw new JdbcBackendException("PostgreSQL could not acquire: the limiter's statements before this"
+                        + " decision did not end within " + TimeUnit.NANOSECONDS.toMillis(this.turnWaitNanos) + " ms",
+                        new SQLTransientConnectionException("no turn to decide", "08001"));
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            if (left(mine)) {
+                throw new JdbcBackendException("Interrupted while waiting to decide", ex);
+            }
+        }
+        catch (ExecutionException ex) {
+            throw failureOf(ex.getCause());
+        }
+        try {
+            return mine.outcome.join();
+        }
+        catch (CompletionException ex) {
+            throw failureOf(ex.getCause());
+        }
+    }
+
+    /** Takes a waiting decision out of the queue, if it is still there. */
+    private boolean left(Waiting mine) {
+        this.lock.lock();
+        try {
+            return this.waiting.remove(mine);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private static RuntimeException failureOf(Throwable failure) {
+        return (failure instanceof RuntimeException runtime) ? runtime
+                : new JdbcBackendException("PostgreSQL could not acquire", failure);
+    }
+
+    /** An upsert ended: what waits goes now, each statement handed to its first caller to send. */
+    private void ended() {
+        List<List<Waiting>> statements;
+        this.lock.lock();
+        try {
+            this.inFlight--;
+            statements = drain();
+            this.inFlight += statements.size();
+        }
+        finally {
+            this.lock.unlock();
+        }
+        for (List<Waiting> statement : statements) {
+            statement.get(0).outcome.complete(statement);
+        }
+    }
+
+    /**
+     * Takes what waits as the statements to send, in the order it came; a key already in this drain's
+     * last statement stays, first in line, for the next one. Holding the lock.
+     */
+    private List<List<Waiting>> drain() {
+        if (this.waiting.isEmpty()) {
+            return List.of();
+        }
+        List<List<Waiting>> statements = new ArrayList<>();
+        List<Waiting> statement = new ArrayList<>();
+        statements.add(statement);
+        List<Waiting> stays = null;
+        Waiting next;
+        while ((next = this.waiting.poll()) != null) {
+            if (statement.size() == MAX_BATCH) {
+                statement = new ArrayList<>();
+                statements.add(statement);
+            }
+            if (holds(statement, next.request)) {
+                if (stays == null) {
+                    stays = new ArrayList<>();
+                }
+                stays.add(next);
+            }
+            else {
+                statement.add(next);
+            }
+        }
+        if (stays != null) {
+            for (int i = stays.size() - 1; i >= 0; i--) {
+                this.waiting.addFirst(stays.get(i));
+            }
+        }
+        return statements;
+    }
+
+    /** Whether a statement holds a limit and key already. */
+    private static boolean holds(List<Waiting> statement, LimitRequest request) {
+        for (Waiting waiting : statement) {
+            if (waiting.request.key().equals(request.key())
+                    && waiting.request.limit().name().equals(request.limit().name())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Sends a statement's decisions, completes each but the first (this caller's) with its reply or
+     * failure, and returns the first one's.
+     */
+    private Decisions send(List<Waiting> statement) {
+        Waiting first = statement.get(0);
+        if (statement.size() == 1) {
+            return this.upserts.alone(first.request);
+        }
+        int size = statement.size();
+        List<LimitRequest> requests = new ArrayList<>(size);
+        Long[] fixed = new Long[size];
+        Long[] deadlines = new Long[size];
+        for (int i = 0; i < size; i++) {
+            Waiting waiting = statement.get(i);
+            requests.add(waiting.request);
+            fixed[i] = waiting.fixedNow;
+            deadlines[i] = waiting.deadline;
+        }
+        this.batches.increment();
+        this.batchedDecisions.add(size);
+        Decisions[] decided;
+        try {
+            decided = this.upserts.together(requests, fixed, deadlines);
+        }
+        catch (RuntimeException | Error ex) {
+            for (int i = 1; i < size; i++) {
+                statement.get(i).outcome.completeExceptionally(ex);
+            }
+            throw ex;
+        }
+        for (int i = 1; i < size; i++) {
+            if (decided[i] != null) {
+                statement.get(i).outcome.complete(decided[i]);
+            }
+            else {
+                statement.get(i).outcome.completeExceptionally(JdbcBackend.afterDeadline());
+            }
+        }
+        if (decided[0] == null) {
+            throw JdbcBackend.afterDeadline();
+        }
+        return decided[0];
+    }
+
+    /**
+     * A decision waiting for its turn: its outcome is its reply, or the statement it is first in, which
+     * its caller sends.
+     */
+    private record Waiting(LimitRequest request, Long fixedNow, Long deadline, CompletableFuture<Object> outcome) {
+    }
+
+}
