@@ -73,6 +73,7 @@ public class LimiterJdbcAutoConfiguration {
         // Without max-wait, the backend's default: 2 s, or the timeout when that is longer.
         JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout(),
                 (jdbcProperties.getMaxWait() != null) ? jdbcProperties.getMaxWait() : JdbcBackend.DEFAULT_MAX_WAIT);
+        jdbc.setBatching(jdbcProperties.isBatching());
         Map<String, FailurePolicy> policies = ConfiguredLimits.failurePolicies(properties);
         ResilientBackend.Settings settings = new ResilientBackend.Settings(jdbcProperties.getOnFailure(), policies,
                 jdbcProperties.getFailureThreshold(), jdbcProperties.getOpenFor().toMillis(),

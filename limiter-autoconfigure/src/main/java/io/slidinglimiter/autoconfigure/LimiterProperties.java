@@ -616,6 +616,21 @@ public class LimiterProperties {
          */
         private boolean lease;
 
+        /**
+         * Whether calls of one sliding-window-counter limit that wait for the four upserts in flight
+         * go to the database together, as one upsert that decides each as if it had come alone. A
+         * call that finds fewer in flight goes at once, alone.
+         */
+        private boolean batching = true;
+
+        public boolean isBatching() {
+            return this.batching;
+        }
+
+        public void setBatching(boolean batching) {
+            this.batching = batching;
+        }
+
         public boolean isLease() {
             return this.lease;
         }

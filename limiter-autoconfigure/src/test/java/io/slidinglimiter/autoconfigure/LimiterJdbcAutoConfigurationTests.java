@@ -2,6 +2,7 @@ package io.slidinglimiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -77,6 +78,33 @@ class LimiterJdbcAutoConfigurationTests {
                     .count()).as("timed as backend=jdbc").isPositive();
             assertThat(one.tryAcquire("here", "k").allowed()).as("a local limit stays local").isTrue();
         }));
+    }
+
+    /**
+     * Sixteen callers of one limit on many keys: what waits behind the upserts in flight goes
+     * together by default, and alone with limiter.jdbc.batching=false; exactly the limit either way.
+     */
+    @Test
+    void callsThatWaitGoTogetherUnlessBatchingIsOff() {
+        for (boolean batching : new boolean[] { true, false }) {
+            onTheDatabase().withPropertyValues("limiter.jdbc.batching=" + batching).run((context) -> {
+                RateLimiters limiters = context.getBean(RateLimiters.class);
+                for (int key = 0; key < 8; key++) {
+                    limiters.reset("shared", "batch-" + key);
+                }
+                ConcurrentCalls calls = ConcurrentCalls.run(16, 200,
+                        () -> limiters.tryAcquire("shared", "batch-" + ThreadLocalRandom.current().nextInt(8)).allowed());
+                assertThat(calls.admitted()).hasValue(8 * 300);
+                assertThat(calls.failures()).hasValue(0);
+                long statements = context.getBean(LimiterJdbcAutoConfiguration.LimiterJdbc.class).jdbc().batchCounts()[0];
+                if (batching) {
+                    assertThat(statements).as("statements of several calls").isPositive();
+                }
+                else {
+                    assertThat(statements).as("statements of several calls").isZero();
+                }
+            });
+        }
     }
 
     @Test
