@@ -39,7 +39,8 @@ import io.slidinglimiter.testsupport.PostgresServer;
  * through the same pool.
  * <p>
  * Ours as an application gets it: {@code RateLimiters} over the core's failover over
- * {@link JdbcBackend}, as {@code LimiterJdbcAutoConfiguration} builds it. Bucket4j 8.14's
+ * {@link JdbcBackend}, as {@code LimiterJdbcAutoConfiguration} builds it, with batching on (the
+ * default) and off ({@code limiter.jdbc.batching=false}). Bucket4j 8.14's
  * {@code SELECT ... FOR UPDATE} proxy manager (a transaction of three statements per decision), and
  * a bare single-statement upsert of one counter row ({@code INSERT ... ON CONFLICT DO UPDATE ...
  * RETURNING}: the ceiling of one round trip). Each at 1, 16 and 64 callers, on 100 000 random keys
@@ -87,9 +88,9 @@ public final class JdbcLoad {
                                 continue;
                             }
                             IntSupplier key = hot ? () -> 0 : () -> ThreadLocalRandom.current().nextInt(KEYS);
+                            boolean oursRun = !name.equals("bucket4j") && !name.equals("bare");
                             double perSecond = run(name, hot ? "hot" : "random", callers, seconds, driver.getValue(), key,
-                                    name.equals("ours") || name.equals("leased") ? drivers.fallbacks::sum
-                                            : () -> 0);
+                                    oursRun ? drivers.fallbacks::sum : () -> 0);
                             results.computeIfAbsent(name + "|" + (hot ? "hot" : "random") + "|" + callers,
                                     (ignored) -> new ArrayList<>()).add(perSecond);
                         }
@@ -102,15 +103,16 @@ public final class JdbcLoad {
             }
             System.out.println();
             System.out.println("Medians of " + rounds + " rounds, decisions per second:");
-            System.out.printf(Locale.ROOT, "%-8s %8s %12s %12s %12s %10s %10s%n", "keys", "callers", "ours",
-                    "Bucket4j", "bare upsert", "/Bucket4j", "/bare");
+            System.out.printf(Locale.ROOT, "%-8s %8s %12s %12s %12s %12s %10s %10s %10s%n", "keys", "callers", "ours",
+                    "unbatched", "Bucket4j", "bare upsert", "/Bucket4j", "/bare", "unbatched/bare");
             for (String keysMode : new String[] { "random", "hot" }) {
                 for (int callers : CALLERS) {
                     double ours = median(results.get("ours|" + keysMode + "|" + callers));
                     double bucket4j = median(results.get("bucket4j|" + keysMode + "|" + callers));
                     double bare = median(results.get("bare|" + keysMode + "|" + callers));
-                    System.out.printf(Locale.ROOT, "%-8s %8d %12.0f %12.0f %12.0f %9.2fx %9.2fx%n", keysMode, callers,
-                            ours, bucket4j, bare, ours / bucket4j, ours / bare);
+                    double unbatched = median(results.get("unbatched|" + keysMode + "|" + callers));
+                    System.out.printf(Locale.ROOT, "%-8s %8d %12.0f %12.0f %12.0f %12.0f %9.2fx %9.2fx %9.2fx%n", keysMode,
+                            callers, ours, unbatched, bucket4j, bare, ours / bucket4j, ours / bare, unbatched / bare);
                 }
             }
             System.out.println();
@@ -192,6 +194,9 @@ public final class JdbcLoad {
 
         private final RateLimiters limiters;
 
+        /** Ours with {@code limiter.jdbc.batching=false}: every call its own upsert. */
+        private final RateLimiters unbatched;
+
         /** Ours with leases: what {@code limiter.jdbc.lease=true} builds. */
         private final ResilientBackend leasing;
 
@@ -207,20 +212,14 @@ public final class JdbcLoad {
         Drivers(HikariDataSource pool, CounterTable table) {
             this.pool = pool;
             JdbcBackend jdbc = new JdbcBackend(pool, table, Duration.ofMillis(100));
-            this.ours = new ResilientBackend(jdbc, new LocalBackend(TimeSource.ticking(), 1_000_000),
-                    new ResilientBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
-                    TimeSource.ticking(), (ignored) -> this.fallbacks.increment(), jdbc::ping, null);
-            LimitRegistry registry = new LimitRegistry();
-            registry.register(LimitDefinition.of("bench", 1_000_000_000L, Duration.ofSeconds(60), 10));
-            this.limiters = new RateLimiters(registry, this.ours);
+            this.ours = wired(jdbc, null);
+            this.limiters = limiters("bench", this.ours);
+            JdbcBackend unbatchedJdbc = new JdbcBackend(pool, table, Duration.ofMillis(100));
+            unbatchedJdbc.setBatching(false);
+            this.unbatched = limiters("bench-unbatched", wired(unbatchedJdbc, null));
             JdbcBackend leasingJdbc = new JdbcBackend(pool, table, Duration.ofMillis(100));
-            this.leasing = new ResilientBackend(leasingJdbc, new LocalBackend(TimeSource.ticking(), 1_000_000),
-                    new ResilientBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
-                    TimeSource.ticking(), (ignored) -> this.fallbacks.increment(), leasingJdbc::ping,
-                    new Leases(leasingJdbc, TimeSource.ticking(), (name) -> true, 100_000, true));
-            LimitRegistry leasedRegistry = new LimitRegistry();
-            leasedRegistry.register(LimitDefinition.of("bench-leased", 1_000_000_000L, Duration.ofSeconds(60), 10));
-            this.leased = new RateLimiters(leasedRegistry, this.leasing);
+            this.leasing = wired(leasingJdbc, new Leases(leasingJdbc, TimeSource.ticking(), (name) -> true, 100_000, true));
+            this.leased = limiters("bench-leased", this.leasing);
             this.bucket4j = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(pool).primaryKeyMapper(PrimaryKeyMapper.STRING)
                     .table("bucket").build();
             this.bucketConfiguration = BucketConfiguration.builder()
@@ -229,9 +228,24 @@ public final class JdbcLoad {
                     .build();
         }
 
+        /** The resilient backend over a database backend, as the auto-configuration wires it. */
+        private ResilientBackend wired(JdbcBackend jdbc, Leases leases) {
+            return new ResilientBackend(jdbc, new LocalBackend(TimeSource.ticking(), 1_000_000),
+                    new ResilientBackend.Settings(FailurePolicy.FAIL_OPEN, Map.of(), 3, 1_000, 100_000),
+                    TimeSource.ticking(), (ignored) -> this.fallbacks.increment(), jdbc::ping, leases);
+        }
+
+        /** Rate limiters of one limit that no later call reaches, on a backend. */
+        private static RateLimiters limiters(String name, ResilientBackend backend) {
+            LimitRegistry registry = new LimitRegistry();
+            registry.register(LimitDefinition.of(name, 1_000_000_000L, Duration.ofSeconds(60), 10));
+            return new RateLimiters(registry, backend);
+        }
+
         Map<String, RedisLoad.Decider> all(String[] keys) {
             Map<String, RedisLoad.Decider> drivers = new LinkedHashMap<>();
             drivers.put("ours", (key) -> this.limiters.tryAcquire("bench", keys[key]).allowed());
+            drivers.put("unbatched", (key) -> this.unbatched.tryAcquire("bench-unbatched", keys[key]).allowed());
             drivers.put("leased", (key) -> this.leased.tryAcquire("bench-leased", keys[key]).allowed());
             drivers.put("bucket4j", (key) -> this.bucket4j.builder().build(keys[key], () -> this.bucketConfiguration)
                     .tryConsume(1));

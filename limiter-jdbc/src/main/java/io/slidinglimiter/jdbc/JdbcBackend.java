@@ -124,7 +124,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
                 return acquireTogether(requests, fixedNow, deadlines);
             }
 
-        }, this::fixedNow, this::deadline, this.connections.maxWaitMillis());
+        }, this::answered, this::fixedNow, this::deadline, this.connections.maxWaitMillis());
         this.background = Executors.newSingleThreadExecutor((task) -> {
             Thread thread = new Thread(task, "limiter-jdbc-background");
             thread.setDaemon(true);

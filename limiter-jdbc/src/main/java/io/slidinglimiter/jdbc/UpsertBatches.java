@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.slidinglimiter.core.Decisions;
@@ -28,7 +29,9 @@ import io.slidinglimiter.core.LimitRequest;
  * <p>
  * Each decision keeps its own deadline (taken when it came) and its own reply: a row the database
  * reaches after its deadline changes nothing and fails that decision alone; a statement that fails
- * fails each of its decisions with the same cause. An upsert reaches a row once: a key twice in what
+ * fails each of its decisions with the same cause. A statement the database answered nothing for
+ * (ended by the timeout, or no connection in time) fails what waits behind it at once, with the same
+ * cause, so that a decision waits for a silent database no longer than without batching. An upsert reaches a row once: a key twice in what
  * waits goes in the next statement. So a hot key has at most {@link #IN_FLIGHT} statements queued on
  * its row at the database, where each would otherwise wait on the one before for the row's lock, up
  * to the lock wait (leases are the hot key's remedy).
@@ -69,6 +72,9 @@ final class UpsertBatches {
 
     private final Upserts upserts;
 
+    /** Whether a failure is the database's answer (a lock wait, a constraint), not its silence. */
+    private final Predicate<Throwable> answered;
+
     /** A decision's time when it comes: a test's, or null for the database's. */
     private final Supplier<Long> fixedNow;
 
@@ -95,8 +101,10 @@ final class UpsertBatches {
 
     private volatile boolean enabled = true;
 
-    UpsertBatches(Upserts upserts, Supplier<Long> fixedNow, Supplier<Long> deadline, long turnWaitMillis) {
+    UpsertBatches(Upserts upserts, Predicate<Throwable> answered, Supplier<Long> fixedNow, Supplier<Long> deadline,
+            long turnWaitMillis) {
         this.upserts = upserts;
+        this.answered = answered;
         this.fixedNow = fixedNow;
         this.deadline = deadline;
         this.turnWaitNanos = TimeUnit.MILLISECONDS.toNanos(turnWaitMillis);
@@ -147,12 +155,7 @@ final class UpsertBatches {
             this.lock.unlock();
         }
         if (mine == null) {
-            try {
-                return this.upserts.alone(request);
-            }
-            finally {
-                ended();
-            }
+            return sent(() -> this.upserts.alone(request));
         }
         Object outcome = turnOf(mine);
         if (outcome instanceof Decisions decided) {
@@ -160,11 +163,21 @@ final class UpsertBatches {
         }
         @SuppressWarnings("unchecked")
         List<Waiting> batch = (List<Waiting>) outcome;
+        return sent(() -> send(batch));
+    }
+
+    /** Runs an upsert counted in flight, then lets what waits go, or fail with it. */
+    private Decisions sent(Supplier<Decisions> upsert) {
+        RuntimeException failure = null;
         try {
-            return send(batch);
+            return upsert.get();
+        }
+        catch (RuntimeException ex) {
+            failure = ex;
+            throw ex;
         }
         finally {
-            ended();
+            ended(failure);
         }
     }
 
@@ -219,17 +232,36 @@ final class UpsertBatches {
                 : new JdbcBackendException("PostgreSQL could not acquire", failure);
     }
 
-    /** An upsert ended: what waits goes now, each statement handed to its first caller to send. */
-    private void ended() {
-        List<List<Waiting>> statements;
+    /**
+     * An upsert ended: what waits goes now, each statement handed to its first caller to send; or,
+     * when the database answered it nothing, fails with its failure.
+     */
+    private void ended(RuntimeException failure) {
+        boolean unanswered = failure != null && !this.answered.test(failure);
+        List<Waiting> failing = null;
+        List<List<Waiting>> statements = List.of();
         this.lock.lock();
         try {
             this.inFlight--;
-            statements = drain();
-            this.inFlight += statements.size();
+            if (unanswered) {
+                failing = new ArrayList<>(this.waiting);
+                this.waiting.clear();
+            }
+            else {
+                statements = drain();
+                this.inFlight += statements.size();
+            }
         }
         finally {
             this.lock.unlock();
+        }
+        if (failing != null) {
+            // The database answered nothing for the timeout (or gave no connection): what waited behind
+            // that statement follows its policy now, as the statement's caller does, instead of
+            // waiting a timeout more in a statement of its own.
+            for (Waiting waiting : failing) {
+                waiting.outcome.completeExceptionally(failure);
+            }
         }
         for (List<Waiting> statement : statements) {
             statement.get(0).outcome.complete(statement);

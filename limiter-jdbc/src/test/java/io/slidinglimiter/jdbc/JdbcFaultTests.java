@@ -27,6 +27,7 @@ import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.failover.ResilientBackend;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.PostgresServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,8 +72,12 @@ class JdbcFaultTests {
         this.server.close();
     }
 
+    /** The database backend of the last {@link #instance}. */
+    private JdbcBackend jdbc;
+
     private ResilientBackend instance(FailurePolicy policy) {
         JdbcBackend jdbc = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100));
+        this.jdbc = jdbc;
         ResilientBackend backend = new ResilientBackend(jdbc, new LocalBackend(TimeSource.monotonic(), 1_000),
                 new ResilientBackend.Settings(policy, Map.of(), 3, 500, 1_000), TimeSource.monotonic(),
                 (limit) -> this.fallbacks.incrementAndGet(), jdbc::ping, null);
@@ -149,6 +154,30 @@ class JdbcFaultTests {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(usedInDatabase(limit, "k")).as("the one before, the 10 fail-open admitted, those after")
                         .isGreaterThanOrEqualTo(12));
+    }
+
+    /**
+     * Twelve callers at once on a stalled server, more than the four upserts an instance keeps in
+     * flight: those that waited behind the upserts the database answered nothing for follow the policy
+     * with them, without a statement of their own (nothing is sent together), each within the bound.
+     */
+    @Test
+    void callersWaitingBehindUpsertsOfAStalledServerFollowThePolicyWithThem() throws Exception {
+        ResilientBackend backend = instance(FailurePolicy.FAIL_OPEN);
+        LimitDefinition limit = LimitDefinition.of("stalled-together", 100, Duration.ofMinutes(5), 10);
+        assertThat(timed(backend, limit, "k").allowed()).isTrue();
+        this.server.pause();
+        try {
+            ConcurrentCalls calls = ConcurrentCalls.run(12, 1,
+                    (thread, i) -> timed(backend, limit, "key-" + thread).allowed());
+            assertThat(calls.admitted()).as("fail-open for each").hasValue(12);
+            assertThat(calls.failures()).hasValue(0);
+            assertThat(this.fallbacks).hasValue(12);
+            assertThat(this.jdbc.batchCounts()[0]).as("statements sent together while stalled").isZero();
+        }
+        finally {
+            this.server.resume();
+        }
     }
 
     @Test

@@ -89,6 +89,34 @@ class UpsertBatchesTests {
     }
 
     @Test
+    void anUpsertTheDatabaseAnsweredNothingFailsWhatWaitsBehindItAtOnceInsteadOfSendingIt() throws Exception {
+        Unanswered silent = new Unanswered();
+        UpsertBatches lane = lane(new Upserts() {
+            @Override
+            public Decisions alone(LimitRequest request) {
+                super.alone(request);
+                throw silent;
+            }
+        }, 2_000);
+        List<Future<Decisions>> first = fillTheLane(lane);
+        List<Future<Decisions>> waiting = List.of(call(lane, "a"), call(lane, "b"));
+        await().until(() -> lane.waiting() == 2);
+        this.aloneMayEnd.countDown();
+        for (Future<Decisions> decided : first) {
+            assertThatThrownBy(() -> decided.get(5, TimeUnit.SECONDS)).hasCause(silent);
+        }
+        for (Future<Decisions> decided : waiting) {
+            assertThatThrownBy(() -> decided.get(5, TimeUnit.SECONDS)).hasCause(silent);
+        }
+        assertThat(this.together).as("nothing sent for what waited").isEmpty();
+        assertThat(this.sentAlone).hasValue(UpsertBatches.IN_FLIGHT);
+        assertThat(lane.waiting()).isZero();
+        // The lane is free again: the next call goes at once.
+        assertThatThrownBy(() -> call(lane, "after").get(5, TimeUnit.SECONDS)).hasCause(silent);
+        assertThat(this.sentAlone).hasValue(UpsertBatches.IN_FLIGHT + 1);
+    }
+
+    @Test
     void aDecisionTheDatabaseReachedAfterItsDeadlineFailsAlone() throws Exception {
         UpsertBatches lane = lane(new Upserts() {
             @Override
@@ -169,7 +197,19 @@ class UpsertBatchesTests {
     }
 
     private UpsertBatches lane(Upserts upserts, long turnWaitMillis) {
-        return new UpsertBatches(upserts, () -> null, () -> null, turnWaitMillis);
+        return new UpsertBatches(upserts, (failure) -> !(failure instanceof Unanswered), () -> null, () -> null,
+                turnWaitMillis);
+    }
+
+    /** A failure of a database that answered nothing (a timed-out statement, no connection). */
+    private static final class Unanswered extends JdbcBackendException {
+
+        private static final long serialVersionUID = 1L;
+
+        Unanswered() {
+            super("PostgreSQL answered nothing for 100 ms", null);
+        }
+
     }
 
     /** Statements that admit everything: alone once {@link #aloneMayEnd}, together at once, noted. */
