@@ -72,6 +72,14 @@ public final class RedisLoad {
                 : java.util.Arrays.stream(only.split(",")).mapToInt(Integer::parseInt).toArray();
     }
 
+    /**
+     * How many times each caller count runs the selected drivers in turn, in one JVM:
+     * {@code -Dredisload.rounds=6} for pairs that share the JIT's and the heap's state (default 1).
+     */
+    private static int rounds() {
+        return Integer.getInteger("redisload.rounds", 1);
+    }
+
     /** Whether to measure a driver: {@code -Dredisload.drivers=batched,EVALSHA ours} for the ones named so. */
     private static boolean selected(String driver) {
         String only = System.getProperty("redisload.drivers");
@@ -94,24 +102,31 @@ public final class RedisLoad {
                     "decisions/s", "p50 us", "p99 us", "JVM CPU us/op", "Redis CPU us/op", "in Redis %", "JVM B/op");
             warmUp(drivers);
             for (int threads : callers()) {
-                if (selected("ours, wired, batched")) {
-                    run("ours, wired, batched", threads, seconds, server, drivers.wired(), drivers.wiredRunner);
-                }
-                if (selected("ours, wired, unbatched")) {
-                    run("ours, wired, unbatched", threads, seconds, server, drivers.unbatched(), null);
-                }
-                if (selected("lettuce EVALSHA ours")) {
-                    run("lettuce EVALSHA ours", threads, seconds, server, drivers.evalshaOurs(), null);
-                }
-                if (selected("lettuce EVALSHA")) {
-                    run("lettuce EVALSHA", threads, seconds, server, drivers.evalshaTrivial(), null);
-                }
-                if (selected("bucket4j lettuce")) {
-                    run("bucket4j lettuce", threads, seconds, server, drivers.bucket4j(), null);
+                for (int round = 0; round < rounds(); round++) {
+                    runSelected(threads, seconds, server, drivers);
                 }
             }
             System.out.println("script sha1 for redis-benchmark: " + RedisScripts.DECIDE.sha1());
             printMemoryUsage(server, drivers.ours, drivers.limit);
+        }
+    }
+
+    /** Runs each selected driver once with {@code threads} callers, in the table's order. */
+    private static void runSelected(int threads, int seconds, RedisServer server, Drivers drivers) throws Exception {
+        if (selected("ours, wired, batched")) {
+            run("ours, wired, batched", threads, seconds, server, drivers.wired(), drivers.wiredRunner);
+        }
+        if (selected("ours, wired, unbatched")) {
+            run("ours, wired, unbatched", threads, seconds, server, drivers.unbatched(), null);
+        }
+        if (selected("lettuce EVALSHA ours")) {
+            run("lettuce EVALSHA ours", threads, seconds, server, drivers.evalshaOurs(), null);
+        }
+        if (selected("lettuce EVALSHA")) {
+            run("lettuce EVALSHA", threads, seconds, server, drivers.evalshaTrivial(), null);
+        }
+        if (selected("bucket4j lettuce")) {
+            run("bucket4j lettuce", threads, seconds, server, drivers.bucket4j(), null);
         }
     }
 
