@@ -72,17 +72,11 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     /** Single-limit acquisitions that wait for the upserts in flight, sent together. */
     private final UpsertBatches batches;
 
-    /** The time every statement is handed, for tests that replay a schedule; null in production. */
-    private final LongSupplier fixedTime;
+    /** The times statements are handed: a test's, or the database's with a deadline. */
+    private final StatementClock clock;
 
     /** Where fallback admissions are counted and leases topped up, off the callers' threads. */
     private final ExecutorService background;
-
-    /**
-     * The database's clock minus this JVM's, as the last decision told it, so that a decision carries
-     * the database time after which its caller no longer waits; {@link Long#MIN_VALUE} before one.
-     */
-    private volatile long clockOffsetMillis = Long.MIN_VALUE;
 
     /**
      * Creates the backend.
@@ -111,20 +105,9 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
             LongSupplier fixedTime) {
         this.connections = new JdbcConnections(dataSource, timeout.toMillis(), maxWait.toMillis());
         this.table = table;
-        this.fixedTime = fixedTime;
-        this.batches = new UpsertBatches(new UpsertBatches.Upserts() {
-
-            @Override
-            public Decisions alone(LimitRequest request) {
-                return acquireAlone(request);
-            }
-
-            @Override
-            public Decisions[] together(List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines) {
-                return acquireTogether(requests, fixedNow, deadlines);
-            }
-
-        }, this::answered, this::fixedNow, this::deadline, this.connections.maxWaitMillis());
+        this.clock = new StatementClock(fixedTime, this.connections.maxWaitMillis());
+        this.batches = new UpsertBatches(new CounterUpserts(this.connections, table, this.clock), this::answered,
+                this.clock::now, this.clock::deadline, this.connections.maxWaitMillis());
         this.background = Executors.newSingleThreadExecutor((task) -> {
             Thread thread = new Thread(task, "limiter-jdbc-background");
             thread.setDaemon(true);
@@ -176,9 +159,9 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         }
         long[] reply = call(ACQUIRE, null, 0, requests, CounterStatements.costsOf(requests));
         if (reply[0] == -1) {
-            throw afterDeadline();
+            throw StatementClock.afterDeadline();
         }
-        noteClock(reply[1]);
+        this.clock.noteDecidedAt(reply[1]);
         return CounterStatements.decisions(reply, requests, reply[2 + 4 * requests.size()]);
     }
 
@@ -188,40 +171,6 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
      */
     private Decisions acquireOne(List<LimitRequest> requests) {
         return this.batches.acquire(requests.get(0));
-    }
-
-    /** One sliding-window-counter limit by an upsert of its own. */
-    private Decisions acquireAlone(LimitRequest request) {
-        try (Connection connection = this.connections.open()) {
-            Decisions decided = CounterStatements.acquireOne(this.connections, connection, this.table, request,
-                    fixedNow(), deadline());
-            if (decided == null) {
-                throw afterDeadline();
-            }
-            noteClock(decided.decidedAtMillis());
-            return decided;
-        }
-        catch (SQLException ex) {
-            throw failure(ACQUIRE, ex);
-        }
-    }
-
-    /** Several sliding-window-counter limits of distinct keys by one upsert, each its own decision. */
-    private Decisions[] acquireTogether(List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines) {
-        try (Connection connection = this.connections.open()) {
-            Decisions[] decided = CounterStatements.acquireMany(this.connections, connection, this.table, requests,
-                    fixedNow, deadlines);
-            for (Decisions decisions : decided) {
-                if (decisions != null) {
-                    noteClock(decisions.decidedAtMillis());
-                    break;
-                }
-            }
-            return decided;
-        }
-        catch (SQLException ex) {
-            throw failure(ACQUIRE, ex);
-        }
     }
 
     /**
@@ -238,38 +187,6 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
      */
     public long[] batchCounts() {
         return this.batches.counts();
-    }
-
-    /** @return the time every statement is handed: a test's, or null for the database's own */
-    private Long fixedNow() {
-        return (this.fixedTime != null) ? this.fixedTime.getAsLong() : null;
-    }
-
-    static JdbcBackendException afterDeadline() {
-        return new JdbcBackendException("PostgreSQL ran the decision after its caller stopped waiting (it changed"
-                + " nothing)", null);
-    }
-
-    /** Learns the database's clock from a decision's time. */
-    private void noteClock(long databaseMillis) {
-        if (this.fixedTime == null) {
-            this.clockOffsetMillis = databaseMillis - System.currentTimeMillis();
-        }
-    }
-
-    /**
-     * The database time after which a decision sent now changes nothing: when its caller stops waiting
-     * for a database that answers (max-wait); null before the database's clock is known. A statement
-     * in flight when the database stalled, whose caller the statement watch released after the
-     * timeout, may still count if the database wakes before then: an over-count of at most the
-     * statements in flight, never an under-count.
-     */
-    private Long deadline() {
-        long offset = this.clockOffsetMillis;
-        if (this.fixedTime != null || offset == Long.MIN_VALUE) {
-            return null;
-        }
-        return System.currentTimeMillis() + offset + this.connections.maxWaitMillis();
     }
 
     @Override
@@ -315,9 +232,9 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         try {
             long[] reply = call(LEASE, null, wanted, requests, new long[] { cost });
             if (reply[0] == -1) {
-                throw afterDeadline();
+                throw StatementClock.afterDeadline();
             }
-            noteClock(reply[1]);
+            this.clock.noteDecidedAt(reply[1]);
             Decision decision = CounterStatements.decisions(reply, requests, 0).get(0);
             return CompletableFuture.completedFuture(new LeaseGrant(decision, reply[6], reply[1], reply[7], reply[8]));
         }
@@ -334,7 +251,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
      */
     @Override
     public Executor topUps() {
-        return (this.fixedTime != null) ? Runnable::run : this.background;
+        return this.clock.isFixed() ? Runnable::run : this.background;
     }
 
     /**
@@ -403,7 +320,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     public int deleteIdle(int atMost) {
         try (Connection connection = this.connections.open();
                 PreparedStatement statement = connection.prepareStatement(this.table.deleteExpired())) {
-            CounterStatements.setLong(statement, 1, fixedNow());
+            CounterStatements.setLong(statement, 1, this.clock.now());
             statement.setInt(2, atMost);
             return this.connections.run(connection, statement::executeUpdate);
         }
@@ -530,8 +447,8 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
             // An acquisition's (or a lease's) deadline counts from now, when the statement goes: a connection is
             // in hand.
             boolean takes = ACQUIRE.equals(operation) || LEASE.equals(operation);
-            return CounterStatements.decide(this.connections, connection, this.table, operation, fixedNow(),
-                    takes ? deadline() : atMillis, decidedIn, requests, costs);
+            return CounterStatements.decide(this.connections, connection, this.table, operation, this.clock.now(),
+                    takes ? this.clock.deadline() : atMillis, decidedIn, requests, costs);
         }
         catch (SQLException ex) {
             throw failure(operation, ex);

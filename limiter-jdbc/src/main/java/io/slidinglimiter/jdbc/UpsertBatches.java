@@ -351,11 +351,11 @@ final class UpsertBatches {
                 statement.get(i).outcome.complete(decided[i]);
             }
             else {
-                statement.get(i).outcome.completeExceptionally(JdbcBackend.afterDeadline());
+                statement.get(i).outcome.completeExceptionally(StatementClock.afterDeadline());
             }
         }
         if (decided[0] == null) {
-            throw JdbcBackend.afterDeadline();
+            throw StatementClock.afterDeadline();
         }
         return decided[0];
     }
