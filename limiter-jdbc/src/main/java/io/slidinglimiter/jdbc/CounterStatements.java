@@ -77,29 +77,15 @@ final class CounterStatements {
     static Decisions[] acquireMany(JdbcConnections connections, Connection connection, CounterTable table,
             List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines) throws SQLException {
         int size = requests.size();
-        String[] names = new String[size];
-        String[] keys = new String[size];
-        Integer[] subWindows = new Integer[size];
-        Long[] windows = new Long[size];
-        Long[] limits = new Long[size];
-        Long[] costs = new Long[size];
-        for (int i = 0; i < size; i++) {
-            LimitRequest request = requests.get(i);
-            names[i] = request.limit().name();
-            keys[i] = request.key();
-            subWindows[i] = request.limit().subWindows();
-            windows[i] = request.limit().windowMillis();
-            limits[i] = request.limit().limit();
-            costs[i] = request.cost();
-        }
+        Limits limits = Limits.of(requests);
         try (PreparedStatement statement = connection.prepareStatement(table.acquireMany())) {
             statement.setString(1, connections.lockWait());
-            statement.setArray(2, connection.createArrayOf("text", names));
-            statement.setArray(3, connection.createArrayOf("text", keys));
-            statement.setArray(4, connection.createArrayOf("int4", subWindows));
-            statement.setArray(5, connection.createArrayOf("int8", windows));
-            statement.setArray(6, connection.createArrayOf("int8", limits));
-            statement.setArray(7, connection.createArrayOf("int8", costs));
+            statement.setObject(2, limits.names);
+            statement.setObject(3, limits.keys);
+            statement.setObject(4, limits.subWindows);
+            statement.setObject(5, limits.windows);
+            statement.setObject(6, limits.limits);
+            statement.setObject(7, costsOf(requests));
             statement.setArray(8, connection.createArrayOf("int8", fixedNow));
             statement.setArray(9, connection.createArrayOf("int8", deadlines));
             return connections.run(connection, () -> {
@@ -153,35 +139,19 @@ final class CounterStatements {
     static long[] decide(JdbcConnections connections, Connection connection, CounterTable table, String operation,
             Long fixedNow, Long atMillis, long decidedIn, List<LimitRequest> requests, long[] costs)
             throws SQLException {
-        int size = requests.size();
-        String[] names = new String[size];
-        String[] keys = new String[size];
-        int[] algorithms = new int[size];
-        long[] windows = new long[size];
-        int[] subWindows = new int[size];
-        long[] limits = new long[size];
-        for (int i = 0; i < size; i++) {
-            LimitRequest request = requests.get(i);
-            LimitDefinition limit = request.limit();
-            names[i] = limit.name();
-            keys[i] = request.key();
-            algorithms[i] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? 1 : 0;
-            windows[i] = limit.windowMillis();
-            subWindows[i] = limit.subWindows();
-            limits[i] = limit.limit();
-        }
+        Limits limits = Limits.of(requests);
         try (PreparedStatement statement = connection.prepareStatement(table.decide())) {
             statement.setString(1, operation);
             setLong(statement, 2, fixedNow);
             setLong(statement, 3, atMillis);
             statement.setLong(4, decidedIn);
             statement.setLong(5, connections.lockWaitMillis());
-            statement.setObject(6, names);
-            statement.setObject(7, keys);
-            statement.setObject(8, algorithms);
-            statement.setObject(9, windows);
-            statement.setObject(10, subWindows);
-            statement.setObject(11, limits);
+            statement.setObject(6, limits.names);
+            statement.setObject(7, limits.keys);
+            statement.setObject(8, limits.algorithms);
+            statement.setObject(9, limits.windows);
+            statement.setObject(10, limits.subWindows);
+            statement.setObject(11, limits.limits);
             statement.setObject(12, costs);
             return connections.run(connection, () -> {
                 try (ResultSet result = statement.executeQuery()) {
@@ -232,6 +202,29 @@ final class CounterStatements {
             return reply;
         }
         return (long[]) values;
+    }
+
+    /** The requests' limits and keys as the statements' array parameters take them, one column each. */
+    private record Limits(String[] names, String[] keys, int[] algorithms, long[] windows, int[] subWindows,
+            long[] limits) {
+
+        static Limits of(List<LimitRequest> requests) {
+            int size = requests.size();
+            Limits columns = new Limits(new String[size], new String[size], new int[size], new long[size],
+                    new int[size], new long[size]);
+            for (int i = 0; i < size; i++) {
+                LimitRequest request = requests.get(i);
+                LimitDefinition limit = request.limit();
+                columns.names[i] = limit.name();
+                columns.keys[i] = request.key();
+                columns.algorithms[i] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? 1 : 0;
+                columns.windows[i] = limit.windowMillis();
+                columns.subWindows[i] = limit.subWindows();
+                columns.limits[i] = limit.limit();
+            }
+            return columns;
+        }
+
     }
 
 }
