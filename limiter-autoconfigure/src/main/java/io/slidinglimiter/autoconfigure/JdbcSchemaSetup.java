@@ -51,8 +51,9 @@ final class JdbcSchemaSetup {
             }
             if (!schema.isPresent()) {
                 throw new InvalidLimiterConfigurationException("limiter.jdbc.table", "is " + table.name()
-                        + ", but the database has no such table (with " + table.limitsTable() + " and the function "
-                        + table.name() + "_decide)", "Create them from " + CounterTable.SCHEMA + " in a Flyway or"
+                        + ", but the database has no such table (with " + table.limitsTable() + " and the functions "
+                        + table.name() + "_decide, _slide and _acquire_each; a table made by an older DDL lacks the"
+                        + " newer ones)", "Create them from " + CounterTable.SCHEMA + " in a Flyway or"
                                 + " Liquibase migration (naming the table " + table.name() + "), or set"
                                 + " limiter.jdbc.initialize-schema=always so that the limiter creates them at start.");
             }

@@ -25,6 +25,7 @@ import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
 import io.slidinglimiter.actuate.RateLimitersEndpoint;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.NamedBackend;
+import io.slidinglimiter.jdbc.CounterTable;
 import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.PostgresServer;
 
@@ -168,6 +169,22 @@ class LimiterJdbcAutoConfigurationTests {
                     assertThat(analysis.getAction()).contains("classpath:io/slidinglimiter/jdbc/schema-postgresql.sql")
                             .contains("limiter.jdbc.initialize-schema=always");
                 });
+    }
+
+    /** A table made by the DDL before its newest function fails the start until the DDL runs again. */
+    @Test
+    void aTableOfAnOlderDdlFailsTheStartUntilTheDdlRunsAgain() {
+        server.execute(new CounterTable("older_ddl").schema());
+        server.execute("DROP FUNCTION older_ddl_acquire_each");
+        onTheDatabase().withPropertyValues("limiter.jdbc.initialize-schema=never", "limiter.jdbc.table=older_ddl")
+                .run((context) -> {
+                    FailureAnalysis analysis = FailureAnalysisAccess.of(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("older_ddl").contains("_acquire_each")
+                            .contains("older DDL");
+                    assertThat(analysis.getAction()).contains("limiter.jdbc.initialize-schema=always");
+                });
+        onTheDatabase().withPropertyValues("limiter.jdbc.initialize-schema=always", "limiter.jdbc.table=older_ddl")
+                .run((context) -> assertThat(context).hasNotFailed());
     }
 
     @Test

@@ -101,6 +101,51 @@ final class CounterStatements {
         }
     }
 
+    /**
+     * Acquires one sliding-window-counter limit of one key for several calls in turn, each its own
+     * decision, by one call of the acquire-each function.
+     * @param connections how statements wait
+     * @param connection a connection of {@code connections}
+     * @param table the counters' table
+     * @param requests the calls: one limit, one key, their costs
+     * @param fixedNow the time to decide at, or null for the database's
+     * @param deadlines each call's database time after which it changes nothing, or nulls
+     * @return each call's decision, or null where the database ran it after its deadline
+     * @throws SQLException as the driver threw it
+     */
+    static Decisions[] acquireEach(JdbcConnections connections, Connection connection, CounterTable table,
+            List<LimitRequest> requests, Long fixedNow, Long[] deadlines) throws SQLException {
+        LimitRequest first = requests.get(0);
+        LimitDefinition limit = first.limit();
+        try (PreparedStatement statement = connection.prepareStatement(table.acquireEach())) {
+            statement.setString(1, limit.name());
+            statement.setString(2, first.key());
+            statement.setInt(3, limit.subWindows());
+            statement.setLong(4, limit.windowMillis());
+            statement.setLong(5, limit.limit());
+            statement.setObject(6, costsOf(requests));
+            setLong(statement, 7, fixedNow);
+            statement.setArray(8, connection.createArrayOf("int8", deadlines));
+            statement.setString(9, connections.lockWait());
+            long[] reply = connections.run(connection, () -> {
+                try (ResultSet result = statement.executeQuery()) {
+                    result.next();
+                    return values(result.getArray(1));
+                }
+            });
+            Decisions[] decided = new Decisions[requests.size()];
+            for (int i = 0; i < decided.length; i++) {
+                int base = 2 + 4 * i;
+                if (reply[base] != -1) {
+                    boolean allowed = reply[base] == 1;
+                    decided[i] = new Decisions(allowed, List.of(new Decision(allowed, limit.limit(), reply[base + 1],
+                            reply[base + 2], reply[base + 3])), reply[0], reply[1]);
+                }
+            }
+            return decided;
+        }
+    }
+
     /** Where a limit and key are among requests that hold each pair once. */
     private static int indexOf(List<LimitRequest> requests, String name, String key) {
         for (int i = 0; i < requests.size(); i++) {

@@ -30,6 +30,8 @@ public final class CounterTable {
 
     private final String acquireMany;
 
+    private final String acquireEach;
+
     private final String deleteExpired;
 
     private final String acquireOne;
@@ -66,6 +68,7 @@ public final class CounterTable {
                 + " unnest(?::text[], ?::text[], ?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[],"
                 + " ?::bigint[]) AS x(name, key, n, window_ms, lim, cost, fixed, deadline) ORDER BY x.name, x.key",
                 "(cardinality(EXCLUDED.counts) * split_part(EXCLUDED.geometry, ':', 2)::bigint)");
+        this.acquireEach = "SELECT " + name + "_acquire_each(?, ?, ?, ?, ?, ?, ?, ?, ?)";
         this.deleteExpired = "DELETE FROM " + name + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + name
                 + " WHERE expires_at < coalesce(?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)"
                 + " LIMIT ? FOR UPDATE SKIP LOCKED))";
@@ -92,6 +95,15 @@ public final class CounterTable {
      */
     String acquireMany() {
         return this.acquireMany;
+    }
+
+    /**
+     * @return the call of the function that acquires one sliding-window-counter limit of one key for
+     * several calls in turn, with its nine parameters: name, key, sub-windows, window, limit, the
+     * calls' costs, the fixed time, the calls' deadlines, the lock wait
+     */
+    String acquireEach() {
+        return this.acquireEach;
     }
 
     /**

@@ -11,8 +11,9 @@ import io.slidinglimiter.core.LimitRequest;
  * The upserts that acquire sliding-window-counter limits alone or together, each on a connection of the pool.
  * <p>
  * What {@link UpsertBatches} sends: {@link CounterTable#acquireOne()} for one call, with the time and
- * deadline of when it goes, and {@link CounterTable#acquireMany()} for calls that waited, with
- * theirs. Each reply teaches the clock the database's time.
+ * deadline of when it goes, and for calls that waited, with theirs, {@link CounterTable#acquireMany()}
+ * (distinct keys) or {@link CounterTable#acquireEach()} (one key; its first call's fixed time, which
+ * only tests set). Each reply teaches the clock the database's time.
  */
 final class CounterUpserts implements UpsertBatches.Upserts {
 
@@ -28,6 +29,18 @@ final class CounterUpserts implements UpsertBatches.Upserts {
         this.connections = connections;
         this.table = table;
         this.clock = clock;
+    }
+
+    /** Whether every request is of the first one's limit and key. */
+    private static boolean oneKey(List<LimitRequest> requests) {
+        LimitRequest first = requests.get(0);
+        for (int i = 1; i < requests.size(); i++) {
+            LimitRequest request = requests.get(i);
+            if (!request.key().equals(first.key()) || !request.limit().name().equals(first.limit().name())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -49,8 +62,12 @@ final class CounterUpserts implements UpsertBatches.Upserts {
     @Override
     public Decisions[] together(List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines) {
         try (Connection connection = this.connections.open()) {
-            Decisions[] decided = CounterStatements.acquireMany(this.connections, connection, this.table, requests,
-                    fixedNow, deadlines);
+            // A key's calls that waited together, or distinct keys' (UpsertBatches never mixes them).
+            Decisions[] decided = oneKey(requests)
+                    ? CounterStatements.acquireEach(this.connections, connection, this.table, requests, fixedNow[0],
+                            deadlines)
+                    : CounterStatements.acquireMany(this.connections, connection, this.table, requests, fixedNow,
+                            deadlines);
             for (Decisions decisions : decided) {
                 if (decisions != null) {
                     this.clock.noteDecidedAt(decisions.decidedAtMillis());

@@ -55,17 +55,21 @@ public final class JdbcSchema {
     }
 
     /**
-     * Whether the table, its changes' table and its decide function are there.
-     * @return whether all three are
+     * Whether the table, its changes' table and its functions (decide, slide, acquire-each) are there:
+     * a table made by an older DDL lacks the newer functions, and needs the DDL run again.
+     * @return whether all five are
      * @throws SQLException when the database cannot be reached
      */
     public boolean isPresent() throws SQLException {
         try (Connection connection = this.dataSource.getConnection();
                 PreparedStatement statement = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL"
-                        + " AND to_regclass(?) IS NOT NULL AND to_regproc(?) IS NOT NULL")) {
+                        + " AND to_regclass(?) IS NOT NULL AND to_regproc(?) IS NOT NULL AND to_regproc(?) IS NOT NULL"
+                        + " AND to_regproc(?) IS NOT NULL")) {
             statement.setString(1, this.table.name());
             statement.setString(2, this.table.limitsTable());
             statement.setString(3, this.table.name() + "_decide");
+            statement.setString(4, this.table.name() + "_slide");
+            statement.setString(5, this.table.name() + "_acquire_each");
             try (ResultSet result = statement.executeQuery()) {
                 result.next();
                 boolean present = result.getBoolean(1);

@@ -21,20 +21,22 @@ import io.slidinglimiter.core.LimitRequest;
  * Single-limit acquisitions that wait for one another, sent as one upsert.
  * <p>
  * The backend keeps at most {@link #IN_FLIGHT} of these upserts running. A decision that comes while
- * they run waits; when one ends, what waits goes as one statement ({@link CounterTable#acquireMany()},
- * up to {@link #MAX_BATCH} decisions of distinct limits and keys), sent by the first of its callers on
- * that caller's own thread: no thread of the limiter's, no hop. A decision that finds fewer upserts
- * running goes alone at once, as it did before batching: no timer, no wait when there is nothing to
- * wait for.
+ * they run waits; when one ends, what waits goes in as few statements as the rules allow, each sent
+ * by the first of its callers on that caller's own thread: no thread of the limiter's, no hop. A
+ * decision that finds fewer upserts running goes alone at once, as it did before batching: no timer,
+ * no wait when there is nothing to wait for.
+ * <p>
+ * An upsert reaches a row once. So the keys that wait once go together, up to {@link #MAX_BATCH} in
+ * one upsert ({@link CounterTable#acquireMany()}), and the calls of a key that waits more than once
+ * go as one statement of their own ({@link CounterTable#acquireEach()}: one row lock, the calls
+ * decided in turn, one write), so that a hot key's waiting calls cost the database one statement and
+ * at most {@link #IN_FLIGHT} statements queue on its row.
  * <p>
  * Each decision keeps its own deadline (taken when it came) and its own reply: a row the database
  * reaches after its deadline changes nothing and fails that decision alone; a statement that fails
  * fails each of its decisions with the same cause. A statement the database answered nothing for
  * (ended by the timeout, or no connection in time) fails what waits behind it at once, with the same
- * cause, so that a decision waits for a silent database no longer than without batching. An upsert reaches a row once: a key twice in what
- * waits goes in the next statement. So a hot key has at most {@link #IN_FLIGHT} statements queued on
- * its row at the database, where each would otherwise wait on the one before for the row's lock, up
- * to the lock wait (leases are the hot key's remedy).
+ * cause, so that a decision waits for a silent database no longer than without batching.
  */
 final class UpsertBatches {
 
@@ -59,7 +61,7 @@ final class UpsertBatches {
         Decisions alone(LimitRequest request);
 
         /**
-         * Acquires several limits of distinct keys in one statement.
+         * Acquires several limits in one statement: of distinct keys, or all of one limit and key.
          * @param requests the limits, keys and costs
          * @param fixedNow each one's time, or nulls for the database's
          * @param deadlines each one's deadline, or nulls
@@ -269,50 +271,65 @@ final class UpsertBatches {
     }
 
     /**
-     * Takes what waits as the statements to send, in the order it came; a key already in this drain's
-     * last statement stays, first in line, for the next one. Holding the lock.
+     * Takes what waits as the statements to send: the calls of a key that waits more than once, one
+     * statement per key (its calls in the order they came), and the other keys' calls together, up to
+     * {@link #MAX_BATCH} a statement. A call of a key whose limit changed while others of it wait
+     * stays, first in line, for the next drain. Holding the lock.
      */
     private List<List<Waiting>> drain() {
         if (this.waiting.isEmpty()) {
             return List.of();
         }
-        List<List<Waiting>> statements = new ArrayList<>();
-        List<Waiting> statement = new ArrayList<>();
-        statements.add(statement);
+        List<List<Waiting>> keys = new ArrayList<>();
         List<Waiting> stays = null;
         Waiting next;
         while ((next = this.waiting.poll()) != null) {
-            if (statement.size() == MAX_BATCH) {
-                statement = new ArrayList<>();
-                statements.add(statement);
+            List<Waiting> same = keyOf(keys, next.request);
+            if (same == null) {
+                same = new ArrayList<>();
+                keys.add(same);
             }
-            if (holds(statement, next.request)) {
+            else if (!same.get(0).request.limit().equals(next.request.limit())) {
                 if (stays == null) {
                     stays = new ArrayList<>();
                 }
                 stays.add(next);
+                continue;
             }
-            else {
-                statement.add(next);
-            }
+            same.add(next);
         }
         if (stays != null) {
             for (int i = stays.size() - 1; i >= 0; i--) {
                 this.waiting.addFirst(stays.get(i));
             }
         }
+        List<List<Waiting>> statements = new ArrayList<>();
+        List<Waiting> together = null;
+        for (List<Waiting> key : keys) {
+            if (key.size() > 1) {
+                for (int from = 0; from < key.size(); from += MAX_BATCH) {
+                    statements.add(key.subList(from, Math.min(key.size(), from + MAX_BATCH)));
+                }
+                continue;
+            }
+            if (together == null || together.size() == MAX_BATCH) {
+                together = new ArrayList<>();
+                statements.add(together);
+            }
+            together.add(key.get(0));
+        }
         return statements;
     }
 
-    /** Whether a statement holds a limit and key already. */
-    private static boolean holds(List<Waiting> statement, LimitRequest request) {
-        for (Waiting waiting : statement) {
-            if (waiting.request.key().equals(request.key())
-                    && waiting.request.limit().name().equals(request.limit().name())) {
-                return true;
+    /** The calls of one limit and key among those drained so far, or null. */
+    private static List<Waiting> keyOf(List<List<Waiting>> keys, LimitRequest request) {
+        for (List<Waiting> key : keys) {
+            LimitRequest first = key.get(0).request;
+            if (first.key().equals(request.key()) && first.limit().name().equals(request.limit().name())) {
+                return key;
             }
         }
-        return false;
+        return null;
     }
 
     /**

@@ -114,6 +114,66 @@ BEGIN
 END;
 $$;
 
+-- Acquires one sliding-window-counter limit of one key for several calls in turn, each its own
+-- decision as if it had come alone, with one row lock and one write: the calls of a hot key that
+-- waited together. costs and deadlines (the database time after which a call changes nothing, or
+-- null) are the calls', in order. Returns { the time decided at, the row's generation, then four per
+-- call: allowed (1 or 0; -1 when run after its deadline, with nothing changed), remaining,
+-- retry-after millis, reset-after millis }.
+CREATE OR REPLACE FUNCTION limiter_counters_acquire_each(lname text, ckey text, n int, window_ms bigint,
+        lim bigint, costs bigint[], fixed_now bigint, deadlines bigint[], lock_wait text)
+    RETURNS bigint[]
+    LANGUAGE plpgsql
+AS $$
+#variable_conflict use_variable
+DECLARE
+    gen bigint := floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+    now_ms bigint := coalesce(fixed_now, gen / 1000);
+    shape text := n || ':' || (window_ms / n);
+    rec record; st bigint[]; decided bigint[] := '{}'; last bigint[]; changed boolean := false;
+    in_time boolean := false;
+BEGIN
+    FOR i IN 1 .. cardinality(costs) LOOP
+        in_time := in_time OR deadlines[i] IS NULL OR now_ms <= deadlines[i];
+    END LOOP;
+    IF NOT in_time THEN
+        -- Every caller stopped waiting: nothing is read or written.
+        FOR i IN 1 .. cardinality(costs) LOOP
+            decided := decided || ARRAY[-1, 0, 0, 0]::bigint[];
+        END LOOP;
+        RETURN ARRAY[now_ms, 0] || decided;
+    END IF;
+    PERFORM set_config('lock_timeout', lock_wait, true);
+    -- A key without a row gets an empty one first, so that the lock below always holds a row.
+    INSERT INTO limiter_counters AS t (limit_name, counter_key, geometry, newest, total, counts, times, generation,
+            expires_at, decision)
+        VALUES (lname, ckey, shape, now_ms / (window_ms / n), 0, array_fill(0::bigint, ARRAY[n]), NULL, gen,
+            now_ms + window_ms + 1000, NULL)
+        ON CONFLICT (limit_name, counter_key) DO NOTHING;
+    SELECT * INTO rec FROM limiter_counters WHERE limit_name = lname AND counter_key = ckey FOR UPDATE;
+    FOR i IN 1 .. cardinality(costs) LOOP
+        IF deadlines[i] IS NOT NULL AND now_ms > deadlines[i] THEN
+            decided := decided || ARRAY[-1, 0, 0, 0]::bigint[];
+            CONTINUE;
+        END IF;
+        st := limiter_counters_slide(rec.geometry, shape, rec.newest, rec.total, rec.counts, rec.generation,
+                rec.expires_at, now_ms, gen, n, window_ms, lim, costs[i], 1);
+        decided := decided || st[5:8];
+        IF st[10] = 1 OR st[9] = 1 THEN
+            rec.geometry := shape; rec.newest := st[1]; rec.total := st[2]; rec.generation := st[3];
+            rec.expires_at := st[4]; rec.counts := st[11:]; last := st[5:8]; changed := true;
+        END IF;
+    END LOOP;
+    IF changed THEN
+        UPDATE limiter_counters SET geometry = rec.geometry, newest = rec.newest, total = rec.total,
+                counts = rec.counts, times = NULL, generation = rec.generation, expires_at = rec.expires_at,
+                decision = last
+            WHERE limit_name = lname AND counter_key = ckey;
+    END IF;
+    RETURN ARRAY[now_ms, rec.generation] || decided;
+END;
+$$;
+
 -- Decides, all or nothing, one call's limits, or peeks at, resets, refunds or settles them, or takes
 -- a lease of one sliding-window-counter limit.
 --   operation    'acquire', 'peek', 'reset', 'refund', 'settle', 'lease'

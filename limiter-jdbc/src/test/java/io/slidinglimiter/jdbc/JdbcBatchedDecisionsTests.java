@@ -101,6 +101,82 @@ class JdbcBatchedDecisionsTests {
         }
     }
 
+    /**
+     * Seeded schedules at fixed times: one key's calls sent as one statement of the acquire-each
+     * function decide exactly what the same calls decide one after the other with the one-limit
+     * upsert, a changed limit and a changed geometry included.
+     */
+    @Test
+    void oneKeysCallsInOneStatementDecideEachAsTheOneLimitUpsertDoesInTurn() throws SQLException {
+        CounterTable each = Databases.createTable(server, "each_together");
+        CounterTable alone = Databases.createTable(server, "each_alone");
+        for (long seed = 0; seed < 20; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            long now = START + random.nextLong(0, 1_000_000);
+            LimitDefinition limit = LimitDefinition.of("each-" + seed, random.nextLong(1, 30), Duration.ofMillis(300), 6);
+            for (int step = 0; step < 60; step++) {
+                now += random.nextInt(10) < 7 ? random.nextLong(0, 20) : random.nextLong(0, 400);
+                if (random.nextInt(20) == 0) {
+                    limit = random.nextBoolean() ? limit.withLimit(random.nextLong(1, 30))
+                            : LimitDefinition.of(limit.name(), limit.limit(), Duration.ofMillis(400), 4);
+                }
+                String key = "k" + random.nextInt(2);
+                List<LimitRequest> requests = new ArrayList<>();
+                for (int call = random.nextInt(1, 7); call > 0; call--) {
+                    requests.add(new LimitRequest(limit, key, random.nextLong(1, limit.limit() + 1)));
+                }
+                Decisions[] decided;
+                try (Connection connection = connections.open()) {
+                    decided = CounterStatements.acquireEach(connections, connection, each, requests, now,
+                            new Long[requests.size()]);
+                }
+                for (int i = 0; i < requests.size(); i++) {
+                    Decisions expected;
+                    try (Connection connection = connections.open()) {
+                        expected = CounterStatements.acquireOne(connections, connection, alone, requests.get(i), now, null);
+                    }
+                    String described = String.format("seed %d step %d call %d: %s %s cost %d", seed, step, i,
+                            limit.name(), key, requests.get(i).cost());
+                    assertThat(decided[i].decisions()).as(described).isEqualTo(expected.decisions());
+                    assertThat(decided[i].decidedAtMillis()).as(described).isEqualTo(now);
+                    assertThat(decided[i].generation()).as(described + ", the row's generation")
+                            .isEqualTo(decided[0].generation());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aCallOfOneKeysStatementPastItsDeadlineChangesNothingAndTheOthersCount() throws SQLException {
+        CounterTable table = Databases.createTable(server, "each_deadline");
+        LimitDefinition limit = LimitDefinition.of("each-deadline", 10, Duration.ofMinutes(1), 10);
+        List<LimitRequest> requests = List.of(new LimitRequest(limit, "k", 1), new LimitRequest(limit, "k", 3),
+                new LimitRequest(limit, "k", 2));
+        Decisions[] decided;
+        try (Connection connection = connections.open()) {
+            decided = CounterStatements.acquireEach(connections, connection, table, requests, START,
+                    new Long[] { null, START - 1, START });
+        }
+        assertThat(decided[0].get(0).remaining()).isEqualTo(9);
+        assertThat(decided[1]).as("past its deadline").isNull();
+        assertThat(decided[2].get(0).remaining()).isEqualTo(7);
+        try (Connection connection = connections.open()) {
+            Decisions[] late = CounterStatements.acquireEach(connections, connection, table,
+                    List.of(new LimitRequest(limit, "all-late", 1), new LimitRequest(limit, "all-late", 1)), START,
+                    new Long[] { START - 1, START - 2 });
+            assertThat(late).containsOnlyNulls();
+        }
+        try (JdbcBackend backend = JdbcBackend.atTime(pool, table, Duration.ofSeconds(5), () -> START)) {
+            assertThat(backend.usage(limit, "k").used()).as("the first and the third").isEqualTo(3);
+            assertThat(backend.usage(limit, "all-late").used()).isZero();
+        }
+        try (Connection connection = pool.getConnection(); Statement query = connection.createStatement();
+                java.sql.ResultSet rows = query.executeQuery("SELECT count(*) FROM each_deadline WHERE counter_key = 'all-late'")) {
+            rows.next();
+            assertThat(rows.getLong(1)).as("no row made when every caller stopped waiting").isZero();
+        }
+    }
+
     @Test
     void aDecisionTheStatementReachesAfterItsDeadlineChangesNothingAndTheOthersCount() throws SQLException {
         CounterTable table = Databases.createTable(server, "batched_deadline");

@@ -50,7 +50,8 @@ class UpsertBatchesTests {
     }
 
     @Test
-    void decisionsBeyondTheUpsertsInFlightWaitAndGoTogetherAKeyTwiceInTheNextStatement() throws Exception {
+    void decisionsBeyondTheUpsertsInFlightWaitAndGoTogetherAKeysSeveralCallsInAStatementOfTheirOwn()
+            throws Exception {
         UpsertBatches lane = lane(new Upserts(), 2_000);
         List<Future<Decisions>> calls = fillTheLane(lane);
         for (String key : List.of("a", "b", "a", "c")) {
@@ -62,11 +63,27 @@ class UpsertBatchesTests {
         for (Future<Decisions> decided : calls) {
             assertThat(decided.get(5, TimeUnit.SECONDS).allowed()).isTrue();
         }
-        // The first upsert to end takes a, b and c together; the second a goes after them, alone.
-        assertThat(this.together).containsExactly(List.of("a", "b", "c"));
-        assertThat(this.sentAlone).hasValue(UpsertBatches.IN_FLIGHT + 1);
-        assertThat(lane.counts()).containsExactly(1, 3);
+        // The first upsert to end takes all four: b and c in one upsert, a's two calls in a statement of their own.
+        assertThat(this.together).containsExactlyInAnyOrder(List.of("b", "c"), List.of("a", "a"));
+        assertThat(this.sentAlone).hasValue(UpsertBatches.IN_FLIGHT);
+        assertThat(lane.counts()).containsExactly(2, 4);
         assertThat(lane.waiting()).isZero();
+    }
+
+    @Test
+    void aCallOfAKeyWhoseLimitChangedWhileOthersOfItWaitGoesInTheNextStatement() throws Exception {
+        UpsertBatches lane = lane(new Upserts(), 2_000);
+        List<Future<Decisions>> calls = fillTheLane(lane);
+        calls.add(call(lane, "a"));
+        await().until(() -> lane.waiting() == 1);
+        calls.add(this.callers.submit(() -> lane.acquire(new LimitRequest(LIMIT.withLimit(20), "a", 1))));
+        await().until(() -> lane.waiting() == 2);
+        this.aloneMayEnd.countDown();
+        for (Future<Decisions> decided : calls) {
+            assertThat(decided.get(5, TimeUnit.SECONDS).allowed()).isTrue();
+        }
+        assertThat(this.together).as("each went alone, the second after the first").isEmpty();
+        assertThat(this.sentAlone).hasValue(UpsertBatches.IN_FLIGHT + 2);
     }
 
     @Test
