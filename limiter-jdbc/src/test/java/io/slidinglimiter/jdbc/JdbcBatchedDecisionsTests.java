@@ -87,16 +87,7 @@ class JdbcBatchedDecisionsTests {
                     decided = CounterStatements.acquireMany(connections, connection, together, requests, times,
                             new Long[requests.size()]);
                 }
-                for (int i = 0; i < requests.size(); i++) {
-                    Decisions expected;
-                    try (Connection connection = connections.open()) {
-                        expected = CounterStatements.acquireOne(connections, connection, alone, requests.get(i), now, null);
-                    }
-                    String described = String.format("seed %d step %d: %s %s cost %d", seed, step,
-                            requests.get(i).limit().name(), requests.get(i).key(), requests.get(i).cost());
-                    assertThat(decided[i].decisions()).as(described).isEqualTo(expected.decisions());
-                    assertThat(decided[i].decidedAtMillis()).as(described).isEqualTo(now);
-                }
+                assertDecidedAsOneByOne(alone, requests, decided, now, "seed " + seed + " step " + step);
             }
         }
     }
@@ -130,16 +121,9 @@ class JdbcBatchedDecisionsTests {
                     decided = CounterStatements.acquireEach(connections, connection, each, requests, now,
                             new Long[requests.size()]);
                 }
-                for (int i = 0; i < requests.size(); i++) {
-                    Decisions expected;
-                    try (Connection connection = connections.open()) {
-                        expected = CounterStatements.acquireOne(connections, connection, alone, requests.get(i), now, null);
-                    }
-                    String described = String.format("seed %d step %d call %d: %s %s cost %d", seed, step, i,
-                            limit.name(), key, requests.get(i).cost());
-                    assertThat(decided[i].decisions()).as(described).isEqualTo(expected.decisions());
-                    assertThat(decided[i].decidedAtMillis()).as(described).isEqualTo(now);
-                    assertThat(decided[i].generation()).as(described + ", the row's generation")
+                assertDecidedAsOneByOne(alone, requests, decided, now, "seed " + seed + " step " + step);
+                for (Decisions one : decided) {
+                    assertThat(one.generation()).as("seed %d step %d: the row's generation", seed, step)
                             .isEqualTo(decided[0].generation());
                 }
             }
@@ -174,6 +158,24 @@ class JdbcBatchedDecisionsTests {
                 java.sql.ResultSet rows = query.executeQuery("SELECT count(*) FROM each_deadline WHERE counter_key = 'all-late'")) {
             rows.next();
             assertThat(rows.getLong(1)).as("no row made when every caller stopped waiting").isZero();
+        }
+    }
+
+    /**
+     * Asserts that each request, sent alone with the one-limit upsert at the same time (on a table of
+     * its own, in the same order), is decided as in one statement.
+     */
+    private static void assertDecidedAsOneByOne(CounterTable alone, List<LimitRequest> requests, Decisions[] decided,
+            long now, String step) throws SQLException {
+        for (int i = 0; i < requests.size(); i++) {
+            Decisions expected;
+            try (Connection connection = connections.open()) {
+                expected = CounterStatements.acquireOne(connections, connection, alone, requests.get(i), now, null);
+            }
+            String described = String.format("%s call %d: %s %s cost %d", step, i, requests.get(i).limit().name(),
+                    requests.get(i).key(), requests.get(i).cost());
+            assertThat(decided[i].decisions()).as(described).isEqualTo(expected.decisions());
+            assertThat(decided[i].decidedAtMillis()).as(described).isEqualTo(now);
         }
     }
 
