@@ -5,7 +5,9 @@ import java.util.function.Predicate;
 
 import javax.sql.DataSource;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -124,10 +126,26 @@ public class LimiterJdbcAutoConfiguration {
                 () -> !limiterJdbc.backend().failoverStatus().isFailing());
     }
 
-    /** {@code limiter.lease.decisions} of the database's leasing limits (source {@code lease} or {@code jdbc}). */
+    /**
+     * {@code limiter.lease.decisions} of the database's leasing limits (source {@code lease} or
+     * {@code jdbc}). {@code limiter.jdbc.batches} and {@code limiter.jdbc.batched.decisions}: the
+     * statements that carried more than one decision, and the decisions they carried.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
     static class JdbcMetricsConfiguration {
+
+        @Bean
+        MeterBinder limiterJdbcBatchMeters(LimiterJdbc limiterJdbc) {
+            JdbcBackend jdbc = limiterJdbc.jdbc();
+            return (registry) -> {
+                FunctionCounter.builder("limiter.jdbc.batches", jdbc, (backend) -> backend.batchCounts()[0])
+                        .description("Statements that carried more than one decision to the database")
+                        .register(registry);
+                FunctionCounter.builder("limiter.jdbc.batched.decisions", jdbc, (backend) -> backend.batchCounts()[1])
+                        .description("Decisions carried to the database by batches").register(registry);
+            };
+        }
 
         @Bean
         SmartInitializingSingleton limiterJdbcLeaseMeters(ObjectProvider<MeterRegistry> meterRegistry,

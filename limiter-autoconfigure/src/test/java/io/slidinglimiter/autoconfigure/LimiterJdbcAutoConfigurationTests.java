@@ -6,6 +6,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
@@ -104,6 +105,11 @@ class LimiterJdbcAutoConfigurationTests {
                 else {
                     assertThat(statements).as("statements of several calls").isZero();
                 }
+                MeterRegistry meters = new SimpleMeterRegistry();
+                context.getBean("limiterJdbcBatchMeters", MeterBinder.class).bindTo(meters);
+                assertThat(meters.get("limiter.jdbc.batches").functionCounter().count()).isEqualTo(statements);
+                assertThat(meters.get("limiter.jdbc.batched.decisions").functionCounter().count())
+                        .as("decisions those statements carried").isGreaterThanOrEqualTo(2.0 * statements);
             });
         }
     }
