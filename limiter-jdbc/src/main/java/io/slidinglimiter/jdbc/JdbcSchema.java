@@ -13,8 +13,8 @@ import javax.sql.DataSource;
  * What the database holds of the limiter's schema, as an application checks it at start.
  * <p>
  * The database must be PostgreSQL {@value #OLDEST_VERSION} or later; the table, its run-time
- * changes' table and its decide function must be there, made by {@link #create} or by a migration
- * from {@value CounterTable#SCHEMA}.
+ * changes' table and its functions (decide, slide, acquire-each) must be there, made by
+ * {@link #create} or by a migration from {@value CounterTable#SCHEMA}.
  */
 public final class JdbcSchema {
 
