@@ -12,8 +12,7 @@ import io.slidinglimiter.core.LimitRequest;
  * <p>
  * What {@link UpsertBatches} sends: {@link CounterTable#acquireOne()} for one call, with the time and
  * deadline of when it goes, and for calls that waited, with theirs, {@link CounterTable#acquireMany()}
- * (distinct keys) or {@link CounterTable#acquireEach()} (one key; its first call's fixed time, which
- * only tests set). Each reply teaches the clock the database's time.
+ * (distinct keys) or {@link CounterTable#acquireEach()} (one key). Each reply teaches the clock the database's time.
  */
 final class CounterUpserts implements UpsertBatches.Upserts {
 
@@ -29,18 +28,6 @@ final class CounterUpserts implements UpsertBatches.Upserts {
         this.connections = connections;
         this.table = table;
         this.clock = clock;
-    }
-
-    /** Whether every request is of the first one's limit and key. */
-    private static boolean oneKey(List<LimitRequest> requests) {
-        LimitRequest first = requests.get(0);
-        for (int i = 1; i < requests.size(); i++) {
-            LimitRequest request = requests.get(i);
-            if (!request.key().equals(first.key()) || !request.limit().name().equals(first.limit().name())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override
@@ -61,13 +48,20 @@ final class CounterUpserts implements UpsertBatches.Upserts {
 
     @Override
     public Decisions[] together(List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines) {
+        return sent((connection) -> CounterStatements.acquireMany(this.connections, connection, this.table, requests,
+                fixedNow, deadlines));
+    }
+
+    @Override
+    public Decisions[] each(List<LimitRequest> requests, Long fixedNow, Long[] deadlines) {
+        return sent((connection) -> CounterStatements.acquireEach(this.connections, connection, this.table, requests,
+                fixedNow, deadlines));
+    }
+
+    /** Runs a statement of several calls on a connection of its own; the first call decided teaches the clock. */
+    private Decisions[] sent(Several statement) {
         try (Connection connection = this.connections.open()) {
-            // A key's calls that waited together, or distinct keys' (UpsertBatches never mixes them).
-            Decisions[] decided = oneKey(requests)
-                    ? CounterStatements.acquireEach(this.connections, connection, this.table, requests, fixedNow[0],
-                            deadlines)
-                    : CounterStatements.acquireMany(this.connections, connection, this.table, requests, fixedNow,
-                            deadlines);
+            Decisions[] decided = statement.on(connection);
             for (Decisions decisions : decided) {
                 if (decisions != null) {
                     this.clock.noteDecidedAt(decisions.decidedAtMillis());
@@ -79,6 +73,14 @@ final class CounterUpserts implements UpsertBatches.Upserts {
         catch (SQLException ex) {
             throw JdbcBackendException.of(ACQUIRE, this.table.name(), ex, this.connections.lockWaitMillis());
         }
+    }
+
+    /** A statement of several calls, sent on a connection. */
+    @FunctionalInterface
+    private interface Several {
+
+        Decisions[] on(Connection connection) throws SQLException;
+
     }
 
 }

@@ -107,7 +107,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         this.table = table;
         this.clock = new StatementClock(fixedTime, this.connections.maxWaitMillis());
         this.batches = new UpsertBatches(new CounterUpserts(this.connections, table, this.clock), this::answered,
-                this.clock::now, this.clock::deadline, this.connections.maxWaitMillis());
+                this.clock, this.connections.maxWaitMillis());
         this.background = Executors.newSingleThreadExecutor((task) -> {
             Thread thread = new Thread(task, "limiter-jdbc-background");
             thread.setDaemon(true);

@@ -61,7 +61,7 @@ final class UpsertBatches {
         Decisions alone(LimitRequest request);
 
         /**
-         * Acquires several limits in one statement: of distinct keys, or all of one limit and key.
+         * Acquires several limits of distinct keys in one statement.
          * @param requests the limits, keys and costs
          * @param fixedNow each one's time, or nulls for the database's
          * @param deadlines each one's deadline, or nulls
@@ -70,6 +70,16 @@ final class UpsertBatches {
          */
         Decisions[] together(List<LimitRequest> requests, Long[] fixedNow, Long[] deadlines);
 
+        /**
+         * Acquires one limit of one key for several calls in turn, in one statement.
+         * @param requests the calls: one limit, one key, their costs
+         * @param fixedNow the time of every call, or null for the database's
+         * @param deadlines each call's deadline, or nulls
+         * @return each call's decision, null where the database reached it after its deadline
+         * @throws RuntimeException ({@link JdbcBackendException}) when the statement failed
+         */
+        Decisions[] each(List<LimitRequest> requests, Long fixedNow, Long[] deadlines);
+
     }
 
     private final Upserts upserts;
@@ -77,11 +87,8 @@ final class UpsertBatches {
     /** Whether a failure is the database's answer (a lock wait, a constraint), not its silence. */
     private final Predicate<Throwable> answered;
 
-    /** A decision's time when it comes: a test's, or null for the database's. */
-    private final Supplier<Long> fixedNow;
-
-    /** A decision's deadline when it comes, or null. */
-    private final Supplier<Long> deadline;
+    /** A decision's time and deadline when it comes: a test's time, or the database's with a deadline. */
+    private final StatementClock clock;
 
     /**
      * How long a decision waits for its turn before it fails as the pool's exhaustion would: the
@@ -103,12 +110,10 @@ final class UpsertBatches {
 
     private volatile boolean enabled = true;
 
-    UpsertBatches(Upserts upserts, Predicate<Throwable> answered, Supplier<Long> fixedNow, Supplier<Long> deadline,
-            long turnWaitMillis) {
+    UpsertBatches(Upserts upserts, Predicate<Throwable> answered, StatementClock clock, long turnWaitMillis) {
         this.upserts = upserts;
         this.answered = answered;
-        this.fixedNow = fixedNow;
-        this.deadline = deadline;
+        this.clock = clock;
         this.turnWaitNanos = TimeUnit.MILLISECONDS.toNanos(turnWaitMillis);
     }
 
@@ -149,7 +154,7 @@ final class UpsertBatches {
                 this.inFlight++;
             }
             else {
-                mine = new Waiting(request, this.fixedNow.get(), this.deadline.get(), new CompletableFuture<>());
+                mine = new Waiting(request, this.clock.now(), this.clock.deadline(), new CompletableFuture<>());
                 this.waiting.add(mine);
             }
         }
@@ -160,12 +165,10 @@ final class UpsertBatches {
             return sent(() -> this.upserts.alone(request));
         }
         Object outcome = turnOf(mine);
-        if (outcome instanceof Decisions decided) {
-            return decided;
+        if (outcome instanceof Statement statement) {
+            return sent(() -> send(statement));
         }
-        @SuppressWarnings("unchecked")
-        List<Waiting> batch = (List<Waiting>) outcome;
-        return sent(() -> send(batch));
+        return (Decisions) outcome;
     }
 
     /** Runs an upsert counted in flight, then lets what waits go, or fail with it. */
@@ -241,7 +244,7 @@ final class UpsertBatches {
     private void ended(RuntimeException failure) {
         boolean unanswered = failure != null && !this.answered.test(failure);
         List<Waiting> failing = null;
-        List<List<Waiting>> statements = List.of();
+        List<Statement> statements = List.of();
         this.lock.lock();
         try {
             this.inFlight--;
@@ -265,8 +268,8 @@ final class UpsertBatches {
                 waiting.outcome.completeExceptionally(failure);
             }
         }
-        for (List<Waiting> statement : statements) {
-            statement.get(0).outcome.complete(statement);
+        for (Statement statement : statements) {
+            statement.calls.get(0).outcome.complete(statement);
         }
     }
 
@@ -276,7 +279,7 @@ final class UpsertBatches {
      * {@link #MAX_BATCH} a statement. A call of a key whose limit changed while others of it wait
      * stays, first in line, for the next drain. Holding the lock.
      */
-    private List<List<Waiting>> drain() {
+    private List<Statement> drain() {
         if (this.waiting.isEmpty()) {
             return List.of();
         }
@@ -303,18 +306,18 @@ final class UpsertBatches {
                 this.waiting.addFirst(stays.get(i));
             }
         }
-        List<List<Waiting>> statements = new ArrayList<>();
+        List<Statement> statements = new ArrayList<>();
         List<Waiting> together = null;
         for (List<Waiting> key : keys) {
             if (key.size() > 1) {
                 for (int from = 0; from < key.size(); from += MAX_BATCH) {
-                    statements.add(key.subList(from, Math.min(key.size(), from + MAX_BATCH)));
+                    statements.add(new Statement(key.subList(from, Math.min(key.size(), from + MAX_BATCH)), true));
                 }
                 continue;
             }
             if (together == null || together.size() == MAX_BATCH) {
                 together = new ArrayList<>();
-                statements.add(together);
+                statements.add(new Statement(together, false));
             }
             together.add(key.get(0));
         }
@@ -336,17 +339,18 @@ final class UpsertBatches {
      * Sends a statement's decisions, completes each but the first (this caller's) with its reply or
      * failure, and returns the first one's.
      */
-    private Decisions send(List<Waiting> statement) {
-        Waiting first = statement.get(0);
-        if (statement.size() == 1) {
+    private Decisions send(Statement statement) {
+        List<Waiting> calls = statement.calls;
+        Waiting first = calls.get(0);
+        if (calls.size() == 1) {
             return this.upserts.alone(first.request);
         }
-        int size = statement.size();
+        int size = calls.size();
         List<LimitRequest> requests = new ArrayList<>(size);
         Long[] fixed = new Long[size];
         Long[] deadlines = new Long[size];
         for (int i = 0; i < size; i++) {
-            Waiting waiting = statement.get(i);
+            Waiting waiting = calls.get(i);
             requests.add(waiting.request);
             fixed[i] = waiting.fixedNow;
             deadlines[i] = waiting.deadline;
@@ -355,26 +359,35 @@ final class UpsertBatches {
         this.batchedDecisions.add(size);
         Decisions[] decided;
         try {
-            decided = this.upserts.together(requests, fixed, deadlines);
+            // One key's calls decide at its first call's time (only tests hand one).
+            decided = statement.oneKey ? this.upserts.each(requests, fixed[0], deadlines)
+                    : this.upserts.together(requests, fixed, deadlines);
         }
         catch (RuntimeException | Error ex) {
             for (int i = 1; i < size; i++) {
-                statement.get(i).outcome.completeExceptionally(ex);
+                calls.get(i).outcome.completeExceptionally(ex);
             }
             throw ex;
         }
         for (int i = 1; i < size; i++) {
             if (decided[i] != null) {
-                statement.get(i).outcome.complete(decided[i]);
+                calls.get(i).outcome.complete(decided[i]);
             }
             else {
-                statement.get(i).outcome.completeExceptionally(StatementClock.afterDeadline());
+                calls.get(i).outcome.completeExceptionally(StatementClock.afterDeadline());
             }
         }
         if (decided[0] == null) {
             throw StatementClock.afterDeadline();
         }
         return decided[0];
+    }
+
+    /**
+     * The calls one statement decides: of one limit and key ({@link Upserts#each}), or of distinct
+     * ones ({@link Upserts#together}).
+     */
+    private record Statement(List<Waiting> calls, boolean oneKey) {
     }
 
     /**

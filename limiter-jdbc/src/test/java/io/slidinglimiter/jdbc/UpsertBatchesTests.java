@@ -214,8 +214,8 @@ class UpsertBatchesTests {
     }
 
     private UpsertBatches lane(Upserts upserts, long turnWaitMillis) {
-        return new UpsertBatches(upserts, (failure) -> !(failure instanceof Unanswered), () -> null, () -> null,
-                turnWaitMillis);
+        return new UpsertBatches(upserts, (failure) -> !(failure instanceof Unanswered),
+                new StatementClock(null, turnWaitMillis), turnWaitMillis);
     }
 
     /** A failure of a database that answered nothing (a timed-out statement, no connection). */
@@ -229,7 +229,7 @@ class UpsertBatchesTests {
 
     }
 
-    /** Statements that admit everything: alone once {@link #aloneMayEnd}, together at once, noted. */
+    /** Statements that admit everything: alone once {@link #aloneMayEnd}, together (or each) at once, noted. */
     private class Upserts implements UpsertBatches.Upserts {
 
         @Override
@@ -255,6 +255,12 @@ class UpsertBatchesTests {
                 decided[i] = admitted();
             }
             return decided;
+        }
+
+        @Override
+        public Decisions[] each(List<LimitRequest> requests, Long fixedNow, Long[] deadlines) {
+            assertThat(requests).extracting(LimitRequest::key).as("one key's calls").containsOnly(requests.get(0).key());
+            return together(requests, new Long[requests.size()], deadlines);
         }
 
         private static Decisions admitted() {
