@@ -135,11 +135,9 @@ final class CounterStatements {
             });
             Decisions[] decided = new Decisions[requests.size()];
             for (int i = 0; i < decided.length; i++) {
-                int base = 2 + 4 * i;
-                if (reply[base] != -1) {
-                    boolean allowed = reply[base] == 1;
-                    decided[i] = new Decisions(allowed, List.of(new Decision(allowed, limit.limit(), reply[base + 1],
-                            reply[base + 2], reply[base + 3])), reply[0], reply[1]);
+                if (reply[2 + 4 * i] != -1) {
+                    Decision decision = decisionAt(reply, i, limit);
+                    decided[i] = new Decisions(decision.allowed(), List.of(decision), reply[0], reply[1]);
                 }
             }
             return decided;
@@ -211,11 +209,18 @@ final class CounterStatements {
     static Decisions decisions(long[] reply, List<LimitRequest> requests, long generation) {
         List<Decision> decisions = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
-            int base = 2 + 4 * i;
-            decisions.add(new Decision(reply[base] == 1, requests.get(i).limit().limit(), reply[base + 1],
-                    reply[base + 2], reply[base + 3]));
+            decisions.add(decisionAt(reply, i, requests.get(i).limit()));
         }
         return new Decisions(reply[0] == 1, List.copyOf(decisions), reply[1], generation);
+    }
+
+    /**
+     * One limit's decision in a function's reply, whose first two numbers are not a decision's: the
+     * four numbers from {@code 2 + 4 * index} (allowed, remaining, retry-after, reset-after).
+     */
+    private static Decision decisionAt(long[] reply, int index, LimitDefinition limit) {
+        int base = 2 + 4 * index;
+        return new Decision(reply[base] == 1, limit.limit(), reply[base + 1], reply[base + 2], reply[base + 3]);
     }
 
     /** @return each request's cost, as the decide function's costs parameter takes them */

@@ -285,7 +285,8 @@ BEGIN
                 rec.expires_at, now_ms, generation, sub_windows[1], windows[1], limits[1], taken, 2);
         END IF;
         IF st[10] = 1 THEN
-            UPDATE limiter_counters SET geometry = shapes[1], newest = st[1], total = st[2], counts = st[11:], times = NULL, generation = st[3], expires_at = st[4]
+            UPDATE limiter_counters SET geometry = shapes[1], newest = st[1], total = st[2], counts = st[11:],
+                    times = NULL, generation = st[3], expires_at = st[4]
                 WHERE limit_name = names[1] AND counter_key = keys[1];
         END IF;
         RETURN ARRAY[st[5], now_ms] || st[5:8] || ARRAY[taken, slot_end, stamp];
