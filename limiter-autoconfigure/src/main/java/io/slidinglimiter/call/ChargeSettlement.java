@@ -130,7 +130,7 @@ public final class ChargeSettlement {
                 if (charges[i] != requests.get(i).cost()) {
                     failed(requests.get(i), chargeOf.get(i), "could not be settled (" + failure.getMessage() + ")",
                             timedOut(failure)
-                                    ? "Redis may still apply it; until it does, the call counts at its cost"
+                                    ? "the backend may still apply it; until it does, the call counts at its cost"
                                     : "the call stays counted at its cost");
                 }
             }

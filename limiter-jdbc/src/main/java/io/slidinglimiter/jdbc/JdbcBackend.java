@@ -336,8 +336,9 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
      * @throws JdbcBackendException when it does not
      */
     public boolean ping() {
-        try (Connection connection = this.connections.open(); Statement statement = connection.createStatement()) {
-            return this.connections.run(connection, () -> statement.execute("SELECT 1") || true);
+        try {
+            this.connections.selectOne();
+            return true;
         }
         catch (SQLException ex) {
             throw failure("answer SELECT 1", ex);

@@ -26,7 +26,8 @@ public class JdbcBackendException extends RemoteBackendException {
      * A statement's failure: what could not be done, on which table, the SQLSTATE and the driver's message.
      * <p>
      * A row lock waited for too long (55P03) gets a cause of its own that says what held the row and
-     * what to do: the log names a limit's own failure by its deepest cause.
+     * what to do: the log names a limit's own failure by its deepest cause. A statement the watch ended
+     * unanswered gives a {@link JdbcTimeoutException}.
      * @param what what could not be done: "acquire", "answer SELECT 1"
      * @param table the counters' table
      * @param ex the driver's exception
@@ -42,8 +43,11 @@ public class JdbcBackendException extends RemoteBackendException {
                     + " lease: true", LOCK_NOT_AVAILABLE);
             cause.addSuppressed(ex);
         }
-        return new JdbcBackendException("PostgreSQL could not " + what + " (table " + table + ", SQLSTATE "
-                + ex.getSQLState() + "): " + ex.getMessage(), cause);
+        String message = "PostgreSQL could not " + what + " (table " + table + ", SQLSTATE " + ex.getSQLState()
+                + "): " + ex.getMessage();
+        return (ex instanceof UnansweredStatementException unanswered)
+                ? new JdbcTimeoutException(message, cause, unanswered.databaseFailed())
+                : new JdbcBackendException(message, cause);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.slidinglimiter.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -32,6 +33,12 @@ final class JdbcConnections {
 
     private static final Logger logger = Logger.getLogger(JdbcConnections.class.getName());
 
+    /**
+     * The least time, in milliseconds, a database whose statement was ended has to answer a {@code SELECT 1}
+     * before it is said to have failed; four timeouts when that is longer.
+     */
+    static final long ANSWER_GRACE_MILLIS = 1_000;
+
     /** Hikari's least {@code validation-timeout}, in milliseconds. */
     static final long LEAST_VALIDATION_MILLIS = 250;
 
@@ -52,6 +59,9 @@ final class JdbcConnections {
     /** Ends a statement whose reply is late while the database answers nothing. */
     private final StatementWatch watch;
 
+    /** Tells, once the watch ended a statement, whether the database failed or answered late. */
+    private final AnswerCheck answerCheck;
+
     /** Hikari's pool behind the data source, once it is started; null for another pool or before. */
     private volatile HikariPool hikariPool;
 
@@ -65,6 +75,7 @@ final class JdbcConnections {
         this.lockWaitMillis = Math.max(1, this.timeoutMillis * 3L / 4);
         this.lockWait = this.lockWaitMillis + "ms";
         this.watch = new StatementWatch(this.timeoutMillis, this.maxWaitNanos / 1_000_000);
+        this.answerCheck = new AnswerCheck(this::selectOne, Math.max(ANSWER_GRACE_MILLIS, 4L * this.timeoutMillis));
         warnOfLongValidation(dataSource, this.timeoutMillis);
     }
 
@@ -165,8 +176,8 @@ final class JdbcConnections {
      * @param call the statement's work
      * @param <T> what it returns
      * @return what the work returned
-     * @throws SQLException as the driver threw it; for a statement the watch ended, one that says the
-     * database answered nothing for the timeout (SQLSTATE 08006)
+     * @throws SQLException as the driver threw it; for a statement the watch ended, an
+     * {@link UnansweredStatementException} (SQLSTATE 08006)
      */
     <T> T run(Connection connection, Call<T> call) throws SQLException {
         StatementWatch.Watched watched = this.watch.begin(connection);
@@ -179,8 +190,9 @@ final class JdbcConnections {
         }
         catch (SQLException ex) {
             if (watched.aborted) {
-                throw new SQLException("PostgreSQL answered nothing for " + this.timeoutMillis + " ms (or this"
-                        + " statement for " + this.maxWaitNanos / 1_000_000 + " ms)", "08006", ex);
+                throw new UnansweredStatementException("PostgreSQL answered nothing for " + this.timeoutMillis
+                        + " ms (or this statement for " + this.maxWaitNanos / 1_000_000 + " ms)", ex,
+                        this.answerCheck.databaseFailed());
             }
             String state = ex.getSQLState();
             replied = state != null && !state.startsWith("08");
@@ -188,6 +200,16 @@ final class JdbcConnections {
         }
         finally {
             this.watch.end(watched, replied);
+        }
+    }
+
+    /**
+     * Sends {@code SELECT 1} on a connection of the pool, watched: a probe, and the {@link AnswerCheck}'s question.
+     * @throws SQLException when the database does not answer it
+     */
+    void selectOne() throws SQLException {
+        try (Connection connection = open(); Statement statement = connection.createStatement()) {
+            run(connection, () -> statement.execute("SELECT 1"));
         }
     }
 

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * aborted at once, which ends the wait with an error that the failure policy decides; one that waited
  * {@code maxWait} is ended whatever the others do. A thread of its own looks every quarter of the
  * timeout, and counts the database's silence only while it was awake itself: a pause of this JVM
- * (a collection, a host that kept its threads from running) is not the database's.
+ * (a collection, a host that kept its threads from running) is not the database's. A database kept
+ * from answering by a busy host looks silent too: whether it failed, {@link AnswerCheck} tells after.
  */
 final class StatementWatch implements AutoCloseable {
 

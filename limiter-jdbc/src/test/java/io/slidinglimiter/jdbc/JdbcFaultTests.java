@@ -2,6 +2,7 @@ package io.slidinglimiter.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -231,6 +232,37 @@ class JdbcFaultTests {
         }
         assertThat(timed(backend, limit, "held").allowed()).isTrue();
         assertThat(usedInDatabase(limit, "held")).isEqualTo(2);
+    }
+
+    /**
+     * PostgreSQL answers a key's statements later than the timeout while it is alive (as on a host whose
+     * processors something else keeps busy; here a trigger sleeps for those keys): each decision follows
+     * the policy within the timeout, and the {@code SELECT 1} the database answers after each tells that it
+     * did not fail: slow calls, no breaker, no outage, other keys decided in the database.
+     */
+    @Test
+    void aStatementALiveDatabaseAnswersLateIsASlowCallNotAnOutage() throws Exception {
+        ResilientBackend backend = instance(FailurePolicy.FAIL_CLOSED);
+        LimitDefinition limit = LimitDefinition.of("late", 100, Duration.ofMinutes(5), 10);
+        assertThat(timed(backend, limit, "first").allowed()).isTrue();
+        try (Connection session = this.pool.getConnection(); Statement ddl = session.createStatement()) {
+            ddl.execute("CREATE FUNCTION late_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                    + " IF NEW.counter_key LIKE 'late-%' THEN PERFORM pg_sleep(0.4); END IF; RETURN NEW; END $$");
+            ddl.execute("CREATE TRIGGER late_answer BEFORE INSERT OR UPDATE ON limiter_counters"
+                    + " FOR EACH ROW EXECUTE FUNCTION late_answer()");
+        }
+        for (int i = 1; i <= 5; i++) {
+            assertThat(timed(backend, limit, "late-" + i).allowed()).as("fail-closed while late").isFalse();
+            long slow = i;
+            await().atMost(Duration.ofSeconds(10)).until(() -> backend.failoverStatus().slowDecisions() == slow
+                    || !backend.failoverStatus().lastFailure().isEmpty());
+        }
+        assertThat(backend.failoverStatus().lastFailure()).as("no outage, not even a short one").isEmpty();
+        assertThat(backend.failoverStatus().slowDecisions()).isEqualTo(5);
+        assertThat(backend.failoverStatus().isCircuitOpen()).as("no breaker").isFalse();
+        assertThat(this.fallbacks).hasValue(5);
+        assertThat(timed(backend, limit, "other").allowed()).as("another key, in the database").isTrue();
+        assertThat(this.fallbacks).hasValue(5);
     }
 
     /**
