@@ -41,9 +41,13 @@ public final class PostgresServer implements AutoCloseable {
      */
     private final Thread onExit = new Thread(this::stopAndDelete, "postgres-server-exit");
 
-    private PostgresServer(Path directory, int port) {
+    /** Settings of the server's command line after the tests' own, each {@code name=value}. */
+    private final List<String> settings;
+
+    private PostgresServer(Path directory, int port, List<String> settings) {
         this.directory = directory;
         this.port = port;
+        this.settings = settings;
     }
 
     /**
@@ -52,12 +56,23 @@ public final class PostgresServer implements AutoCloseable {
      * @throws IllegalStateException when the machine has no PostgreSQL binaries, saying how to get them
      */
     public static PostgresServer start() {
+        return start(List.of());
+    }
+
+    /**
+     * Makes a database cluster in a temporary directory and starts it on a free port, with settings of
+     * its own over the tests' (a benchmark's {@code shared_buffers}).
+     * @param settings each {@code name=value}, as {@code postgres -c} takes it
+     * @return the running server
+     * @throws IllegalStateException when the machine has no PostgreSQL binaries, saying how to get them
+     */
+    public static PostgresServer start(List<String> settings) {
         try {
             // As root, in /tmp: the postgres user must reach it, and a build's temporary directory may sit
             // below one only root may enter (CI's mktemp -d).
             Path directory = isRoot() ? Files.createTempDirectory(Path.of("/tmp"), "limiter-postgres-")
                     : Files.createTempDirectory("limiter-postgres-");
-            PostgresServer server = new PostgresServer(directory, freePort());
+            PostgresServer server = new PostgresServer(directory, freePort(), List.copyOf(settings));
             server.giveToServerUser(directory);
             server.run(List.of(binary("initdb"), "-D", server.data(), "-A", "trust", "-U", USER, "-E", "UTF8",
                     "--locale=C", "--no-sync"));
@@ -148,6 +163,9 @@ public final class PostgresServer implements AutoCloseable {
         String options = "-p " + this.port + " -k " + this.directory + " -c listen_addresses=127.0.0.1"
                 + " -c fsync=off -c full_page_writes=off -c max_connections=200"
                 + " -c shared_buffers=64MB";
+        for (String setting : this.settings) {
+            options += " -c " + setting;
+        }
         run(List.of(binary("pg_ctl"), "-D", data(), "-o", options, "-l", this.directory.resolve("server.log").toString(),
                 "-w", "-t", "60", "start"));
     }
