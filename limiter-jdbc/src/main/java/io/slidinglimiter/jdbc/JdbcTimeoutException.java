@@ -5,11 +5,13 @@ import java.util.concurrent.CompletionStage;
 import io.slidinglimiter.failover.LateFailure;
 
 /**
- * PostgreSQL answered a statement nothing for {@code limiter.jdbc.timeout} while it answered no other
- * statement of the limiter's either: the statement was ended, and its decision follows the failure
- * policy. Whether the database failed is told by {@link #serverFailed()}: one that answers a
- * {@code SELECT 1} sent next was only slow (a host whose processors something else keeps busy, a queue
- * of statements ahead). The statement may still have been applied.
+ * A statement PostgreSQL answered nothing for {@code limiter.jdbc.timeout}, while it answered no other
+ * statement of the limiter's either.
+ * <p>
+ * The statement was ended; its decision follows the failure policy. Whether the database failed is
+ * told by {@link #serverFailed()}: one that answers a {@code SELECT 1} sent next was only slow (a host
+ * whose processors something else keeps busy, a queue of statements ahead). The statement may still
+ * have been applied.
  */
 public class JdbcTimeoutException extends JdbcBackendException implements LateFailure {
 
