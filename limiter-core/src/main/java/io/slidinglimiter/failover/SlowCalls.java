@@ -41,8 +41,8 @@ final class SlowCalls {
     }
 
     /**
-     * A decision fell back though the server was answering: its reply came too late for this busy
-     * application. Logged the first time, then summed up at most once a minute.
+     * A decision fell back though the server was answering: its reply came too late, this application
+     * (or the server's host) being busy. Logged the first time, then summed up at most once a minute.
      * @param ex what the call failed with
      */
     void add(RuntimeException ex) {
@@ -64,14 +64,15 @@ final class SlowCalls {
         String prefix = this.remote.propertyPrefix();
         if (next == 0) {
             logger.log(Level.WARNING, () -> "A rate limiter decision followed " + prefix + ".on-failure though "
-                    + server + " was answering (" + ex.getMessage() + "): this application was too busy to read "
-                    + server + "'s reply in time. Give it more processor time or fewer concurrent requests, or raise "
-                    + prefix + ".max-wait; such decisions are summed up at most once a minute.");
+                    + server + " was answering (" + ex.getMessage() + "): its reply came too late, this application"
+                    + " (or the host " + server + " runs on) being too busy. Give it more processor time or fewer"
+                    + " concurrent requests, or raise " + prefix + ".max-wait (and " + prefix + ".timeout for a reply"
+                    + " no other answered meanwhile); such decisions are summed up at most once a minute.");
         }
         else {
             logger.log(Level.WARNING, () -> calls + " rate limiter decisions followed " + prefix + ".on-failure in"
-                    + " the last minute though " + server + " was answering: their replies came later than "
-                    + prefix + ".max-wait in this busy application.");
+                    + " the last minute though " + server + " was answering: their replies came too late in this busy"
+                    + " application (or on the busy host of " + server + ").");
         }
     }
 
