@@ -3,7 +3,10 @@ package io.slidinglimiter.jdbc;
 import java.sql.SQLTransientConnectionException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -29,8 +32,10 @@ import io.slidinglimiter.core.LimitRequest;
  * An upsert reaches a row once. So the keys that wait once go together, up to {@link #MAX_BATCH} in
  * one upsert ({@link CounterTable#acquireMany()}), and the calls of a key that waits more than once
  * go as one statement of their own ({@link CounterTable#acquireEach()}: one row lock, the calls
- * decided in turn, one write), so that a hot key's waiting calls cost the database one statement and
- * at most {@link #IN_FLIGHT} statements queue on its row.
+ * decided in turn, one write). A key has one statement in flight at a time: a call of a key whose
+ * statement runs waits for it, even with fewer upserts running, and goes with the key's other
+ * waiting calls when it ends. A hot key's calls so cost the database one statement at a time, and
+ * never queue on its row lock there (where a wait past {@code lock_timeout} would fail them).
  * <p>
  * Each decision keeps its own deadline (taken when it came) and its own reply: a row the database
  * reaches after its deadline changes nothing and fails that decision alone; a statement that fails
@@ -102,6 +107,9 @@ final class UpsertBatches {
 
     private int inFlight;
 
+    /** The keys ({@link #keyOf(LimitRequest)}) of the statements in flight. */
+    private final HashSet<String> keysInFlight = new HashSet<>();
+
     /** The statements sent for more than one decision. */
     private final LongAdder batches = new LongAdder();
 
@@ -148,13 +156,14 @@ final class UpsertBatches {
             return this.upserts.alone(request);
         }
         Waiting mine = null;
+        String key = keyOf(request);
         this.lock.lock();
         try {
-            if (this.inFlight < IN_FLIGHT) {
+            if (this.inFlight < IN_FLIGHT && this.keysInFlight.add(key)) {
                 this.inFlight++;
             }
             else {
-                mine = new Waiting(request, this.clock.now(), this.clock.deadline(), new CompletableFuture<>());
+                mine = new Waiting(request, key, this.clock.now(), this.clock.deadline(), new CompletableFuture<>());
                 this.waiting.add(mine);
             }
         }
@@ -162,17 +171,22 @@ final class UpsertBatches {
             this.lock.unlock();
         }
         if (mine == null) {
-            return sent(() -> this.upserts.alone(request));
+            return sent(() -> this.upserts.alone(request), List.of(key));
         }
         Object outcome = turnOf(mine);
         if (outcome instanceof Statement statement) {
-            return sent(() -> send(statement));
+            return sent(() -> send(statement), statement.keys);
         }
         return (Decisions) outcome;
     }
 
-    /** Runs an upsert counted in flight, then lets what waits go, or fail with it. */
-    private Decisions sent(Supplier<Decisions> upsert) {
+    /** A request's limit and key, as the lane tells statements of one row apart. */
+    private static String keyOf(LimitRequest request) {
+        return request.limit().name() + '\0' + request.key();
+    }
+
+    /** Runs an upsert counted in flight, of these keys, then lets what waits go, or fail with it. */
+    private Decisions sent(Supplier<Decisions> upsert, List<String> keys) {
         RuntimeException failure = null;
         try {
             return upsert.get();
@@ -182,7 +196,7 @@ final class UpsertBatches {
             throw ex;
         }
         finally {
-            ended(failure);
+            ended(failure, keys);
         }
     }
 
@@ -241,13 +255,14 @@ final class UpsertBatches {
      * An upsert ended: what waits goes now, each statement handed to its first caller to send; or,
      * when the database answered it nothing, fails with its failure.
      */
-    private void ended(RuntimeException failure) {
+    private void ended(RuntimeException failure, List<String> keys) {
         boolean unanswered = failure != null && !this.answered.test(failure);
         List<Waiting> failing = null;
         List<Statement> statements = List.of();
         this.lock.lock();
         try {
             this.inFlight--;
+            this.keysInFlight.removeAll(keys);
             if (unanswered) {
                 failing = new ArrayList<>(this.waiting);
                 this.waiting.clear();
@@ -276,28 +291,30 @@ final class UpsertBatches {
     /**
      * Takes what waits as the statements to send: the calls of a key that waits more than once, one
      * statement per key (its calls in the order they came), and the other keys' calls together, up to
-     * {@link #MAX_BATCH} a statement. A call of a key whose limit changed while others of it wait
-     * stays, first in line, for the next drain. Holding the lock.
+     * {@link #MAX_BATCH} a statement. The calls of a key with a statement in flight, and a call of a key
+     * whose limit changed while others of it wait, stay, first in line, for the next drain. Marks the
+     * keys sent as in flight. Holding the lock.
      */
     private List<Statement> drain() {
         if (this.waiting.isEmpty()) {
             return List.of();
         }
-        List<List<Waiting>> keys = new ArrayList<>();
+        Map<String, List<Waiting>> keys = new LinkedHashMap<>();
         List<Waiting> stays = null;
         Waiting next;
         while ((next = this.waiting.poll()) != null) {
-            List<Waiting> same = keyOf(keys, next.request);
-            if (same == null) {
-                same = new ArrayList<>();
-                keys.add(same);
-            }
-            else if (!same.get(0).request.limit().equals(next.request.limit())) {
+            List<Waiting> same = keys.get(next.key);
+            if (this.keysInFlight.contains(next.key)
+                    || (same != null && !same.get(0).request.limit().equals(next.request.limit()))) {
                 if (stays == null) {
                     stays = new ArrayList<>();
                 }
                 stays.add(next);
                 continue;
+            }
+            if (same == null) {
+                same = new ArrayList<>();
+                keys.put(next.key, same);
             }
             same.add(next);
         }
@@ -308,31 +325,27 @@ final class UpsertBatches {
         }
         List<Statement> statements = new ArrayList<>();
         List<Waiting> together = null;
-        for (List<Waiting> key : keys) {
+        List<String> togetherKeys = null;
+        for (List<Waiting> key : keys.values()) {
+            this.keysInFlight.add(key.get(0).key);
             if (key.size() > 1) {
-                for (int from = 0; from < key.size(); from += MAX_BATCH) {
-                    statements.add(new Statement(key.subList(from, Math.min(key.size(), from + MAX_BATCH)), true));
+                // Up to MAX_BATCH now; the key's further calls go when this statement ends.
+                statements.add(new Statement(key.subList(0, Math.min(key.size(), MAX_BATCH)), true,
+                        List.of(key.get(0).key)));
+                for (int i = key.size() - 1; i >= MAX_BATCH; i--) {
+                    this.waiting.addFirst(key.get(i));
                 }
                 continue;
             }
             if (together == null || together.size() == MAX_BATCH) {
                 together = new ArrayList<>();
-                statements.add(new Statement(together, false));
+                togetherKeys = new ArrayList<>();
+                statements.add(new Statement(together, false, togetherKeys));
             }
             together.add(key.get(0));
+            togetherKeys.add(key.get(0).key);
         }
         return statements;
-    }
-
-    /** The calls of one limit and key among those drained so far, or null. */
-    private static List<Waiting> keyOf(List<List<Waiting>> keys, LimitRequest request) {
-        for (List<Waiting> key : keys) {
-            LimitRequest first = key.get(0).request;
-            if (first.key().equals(request.key()) && first.limit().name().equals(request.limit().name())) {
-                return key;
-            }
-        }
-        return null;
     }
 
     /**
@@ -387,14 +400,15 @@ final class UpsertBatches {
      * The calls one statement decides: of one limit and key ({@link Upserts#each}), or of distinct
      * ones ({@link Upserts#together}).
      */
-    private record Statement(List<Waiting> calls, boolean oneKey) {
+    private record Statement(List<Waiting> calls, boolean oneKey, List<String> keys) {
     }
 
     /**
      * A decision waiting for its turn: its outcome is its reply, or the statement it is first in, which
      * its caller sends.
      */
-    private record Waiting(LimitRequest request, Long fixedNow, Long deadline, CompletableFuture<Object> outcome) {
+    private record Waiting(LimitRequest request, String key, Long fixedNow, Long deadline,
+            CompletableFuture<Object> outcome) {
     }
 
 }

@@ -71,6 +71,28 @@ class UpsertBatchesTests {
     }
 
     @Test
+    void aKeysCallsWaitForItsStatementInFlightThenGoAsOneWhileOtherKeysGoAtOnce() throws Exception {
+        UpsertBatches lane = lane(new Upserts(), 2_000);
+        Future<Decisions> first = call(lane, "hot");
+        await().until(() -> this.sentAlone.get() == 1);
+        List<Future<Decisions>> hot = List.of(call(lane, "hot"), call(lane, "hot"));
+        await().alias("not queued on the row in the database: waiting here, with three upserts free")
+                .until(() -> lane.waiting() == 2);
+        Future<Decisions> other = call(lane, "other");
+        await().alias("another key goes alone at once").until(() -> this.sentAlone.get() == 2);
+        assertThat(lane.waiting()).isEqualTo(2);
+        this.aloneMayEnd.countDown();
+        for (Future<Decisions> decided : List.of(first, hot.get(0), hot.get(1), other)) {
+            assertThat(decided.get(5, TimeUnit.SECONDS).allowed()).isTrue();
+        }
+        assertThat(this.together).containsExactly(List.of("hot", "hot"));
+        assertThat(this.sentAlone).hasValue(2);
+        // The key's statement ended: its next call goes alone at once.
+        assertThat(call(lane, "hot").get(5, TimeUnit.SECONDS).allowed()).isTrue();
+        assertThat(this.sentAlone).hasValue(3);
+    }
+
+    @Test
     void aCallOfAKeyWhoseLimitChangedWhileOthersOfItWaitGoesInTheNextStatement() throws Exception {
         UpsertBatches lane = lane(new Upserts(), 2_000);
         List<Future<Decisions>> calls = fillTheLane(lane);
