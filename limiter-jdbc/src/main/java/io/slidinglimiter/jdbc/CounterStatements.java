@@ -43,11 +43,7 @@ final class CounterStatements {
             LimitRequest request, Long fixedNow, Long deadline) throws SQLException {
         LimitDefinition limit = request.limit();
         try (PreparedStatement statement = connection.prepareStatement(table.acquireOne())) {
-            statement.setString(1, limit.name());
-            statement.setString(2, request.key());
-            statement.setInt(3, limit.subWindows());
-            statement.setLong(4, limit.windowMillis());
-            statement.setLong(5, limit.limit());
+            setRow(statement, limit, request.key());
             statement.setLong(6, request.cost());
             setLong(statement, 7, fixedNow);
             setLong(statement, 8, deadline);
@@ -118,11 +114,7 @@ final class CounterStatements {
         LimitRequest first = requests.get(0);
         LimitDefinition limit = first.limit();
         try (PreparedStatement statement = connection.prepareStatement(table.acquireEach())) {
-            statement.setString(1, limit.name());
-            statement.setString(2, first.key());
-            statement.setInt(3, limit.subWindows());
-            statement.setLong(4, limit.windowMillis());
-            statement.setLong(5, limit.limit());
+            setRow(statement, limit, first.key());
             statement.setObject(6, costsOf(requests));
             setLong(statement, 7, fixedNow);
             statement.setArray(8, connection.createArrayOf("int8", deadlines));
@@ -212,6 +204,18 @@ final class CounterStatements {
             decisions.add(decisionAt(reply, i, requests.get(i).limit()));
         }
         return new Decisions(reply[0] == 1, List.copyOf(decisions), reply[1], generation);
+    }
+
+    /**
+     * Sets the first five parameters of a statement of one key's row, the upsert's and the acquire-each
+     * function's alike: the limit's name, the key, the sub-windows, the window and the limit.
+     */
+    private static void setRow(PreparedStatement statement, LimitDefinition limit, String key) throws SQLException {
+        statement.setString(1, limit.name());
+        statement.setString(2, key);
+        statement.setInt(3, limit.subWindows());
+        statement.setLong(4, limit.windowMillis());
+        statement.setLong(5, limit.limit());
     }
 
     /**
