@@ -12,7 +12,9 @@ import java.util.logging.Logger;
  * A value the server cannot count with, or data of that limit's keys it fails on
  * ({@link RemoteBackend#isLimitsOwn} tells which): the server answered them, so they trip no shard's
  * breaker, mark no outage and change no health; only that limit's calls follow its failure policy.
- * Each limit's first such failure is logged at ERROR with its cause; all are counted.
+ * Each limit's first such failure is logged at ERROR with its cause, and its first wait for a key's
+ * data another client held ({@link RemoteBackend#isContention}) at WARNING, for that one passes;
+ * all are counted.
  */
 final class LimitFaults {
 
@@ -25,6 +27,8 @@ final class LimitFaults {
     private final RemoteBackend remote;
 
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
+
+    private final Set<String> contended = ConcurrentHashMap.newKeySet();
 
     private final LongAdder count = new LongAdder();
 
@@ -39,7 +43,17 @@ final class LimitFaults {
      */
     void record(String limitName, RuntimeException failure) {
         this.count.increment();
-        if (this.logged.size() < MAX_LOGGED && this.logged.add(limitName)) {
+        if (this.remote.isContention(failure)) {
+            if (this.contended.size() < MAX_LOGGED && this.contended.add(limitName)) {
+                String server = this.remote.serverName();
+                logger.log(Level.WARNING, () -> "A rate limiter decision of limit '" + limitName + "' waited too"
+                        + " long in " + server + " for a key's counter that another client held ("
+                        + rootMessage(failure) + "): that call followed its " + this.remote.propertyPrefix()
+                        + ".on-failure policy and the key's next calls try " + server + " again; other keys, the"
+                        + " circuit breaker and health are not affected. Logged once per limit.");
+            }
+        }
+        else if (this.logged.size() < MAX_LOGGED && this.logged.add(limitName)) {
             String server = this.remote.serverName();
             logger.log(Level.SEVERE, () -> "A rate limiter decision of limit '" + limitName + "' failed in " + server
                     + " for that limit's own values or data, not for " + server + " (" + rootMessage(failure)

@@ -74,6 +74,18 @@ public interface RemoteBackend extends RateLimitBackend {
     }
 
     /**
+     * Whether a limit's own failure ({@link #isLimitsOwn}) is a wait for a key's data that another
+     * client held past the backend's bound: it passes when that client lets go, so the key's next
+     * calls try the server again and the failure is logged as a warning, not as a broken limit.
+     * The default: never.
+     * @param failure what a call failed with
+     * @return whether the key's data was held by another client
+     */
+    default boolean isContention(Throwable failure) {
+        return false;
+    }
+
+    /**
      * Whether the server answered the failed call (with an error) rather than not at all: an outage
      * of reach is probed for its end, one of answers is found ended by the next decision.
      * @param failure what a call failed with

@@ -418,6 +418,16 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     /**
      * {@inheritDoc}
      * <p>
+     * A key's row that another session held locked past the lock wait (55P03).
+     */
+    @Override
+    public boolean isContention(Throwable failure) {
+        return JdbcBackendException.LOCK_NOT_AVAILABLE.equals(JdbcBackendException.sqlStateOf(failure));
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
      * The database answered unless the failure is of the connection (SQLSTATE class 08, a broken or
      * timed-out socket, a pool that gave no connection), or the server is shutting down or starting
      * (57P01, 57P02, 57P03).

@@ -39,8 +39,9 @@ public class JdbcBackendException extends RemoteBackendException {
         if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
             cause = new SQLException("a row of this key was locked for longer than its " + lockWaitMillis
                     + " ms lock wait (three quarters of limiter.jdbc.timeout): by another session's open transaction,"
-                    + " or by this key's own calls queueing for it; a key that hot is decided in memory with"
-                    + " lease: true", LOCK_NOT_AVAILABLE);
+                    + " or by this key's calls queueing for it (from several instances, or with"
+                    + " limiter.jdbc.batching off); a key that hot is decided in memory with lease: true",
+                    LOCK_NOT_AVAILABLE);
             cause.addSuppressed(ex);
         }
         String message = "PostgreSQL could not " + what + " (table " + table + ", SQLSTATE " + ex.getSQLState()

@@ -197,14 +197,16 @@ class JdbcFaultTests {
     /**
      * Another session holds a key's row (a transaction left open): that key's decisions wait for the
      * lock no longer than the timeout and go to the failure policy, as that key's own fault (no
-     * breaker opens, no outage starts); other keys decide in the database.
+     * breaker opens, no outage starts), logged once as a warning that passes, not as a broken
+     * limit; other keys decide in the database.
      */
     @Test
     void aRowLockedByAnotherSessionFallsBackForItsKeyAlone() throws Exception {
         ResilientBackend backend = instance(FailurePolicy.FAIL_CLOSED);
         LimitDefinition limit = LimitDefinition.of("locked", 100, Duration.ofMinutes(5), 10);
         assertThat(timed(backend, limit, "held").allowed()).isTrue();
-        try (HikariDataSource other = Databases.pool(this.server, 1); Connection session = other.getConnection()) {
+        try (CapturedLog log = new CapturedLog("io.slidinglimiter.failover.LimitFaults");
+                HikariDataSource other = Databases.pool(this.server, 1); Connection session = other.getConnection()) {
             session.setAutoCommit(false);
             try (PreparedStatement lock = session.prepareStatement(
                     "SELECT * FROM limiter_counters WHERE limit_name = 'locked' AND counter_key = 'held' FOR UPDATE")) {
@@ -221,13 +223,20 @@ class JdbcFaultTests {
                         .satisfies((ex) -> assertThat(((JdbcBackendException) ex).sqlState()).isEqualTo("55P03"))
                         .hasRootCauseMessage("a row of this key was locked for longer than its 75 ms lock wait (three"
                                 + " quarters of limiter.jdbc.timeout): by another session's open transaction, or by"
-                                + " this key's own calls queueing for it; a key that hot is decided in memory with"
-                                + " lease: true");
+                                + " this key's calls queueing for it (from several instances, or with"
+                                + " limiter.jdbc.batching off); a key that hot is decided in memory with lease:"
+                                + " true");
             }
             assertThat(backend.failoverStatus().isCircuitOpen()).as("the key's own fault: no breaker").isFalse();
             assertThat(backend.failoverStatus().isFailing()).as("no outage").isFalse();
             assertThat(timed(backend, limit, "free").allowed()).as("another key").isTrue();
             assertThat(this.fallbacks.get()).isEqualTo(before + 5);
+            assertThat(log.records).singleElement().satisfies((record) -> {
+                assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+                assertThat(record.getMessage()).contains("limit 'locked' waited too long in PostgreSQL for a key's"
+                        + " counter that another client held (a row of this key was locked for longer than its 75 ms",
+                        "followed its limiter.jdbc.on-failure policy and the key's next calls try PostgreSQL again");
+            });
             session.rollback();
         }
         assertThat(timed(backend, limit, "held").allowed()).isTrue();
@@ -330,40 +339,49 @@ class JdbcFaultTests {
      */
     @Test
     void aValidationTimeoutLongerThanTheTimeoutIsWarnedOfAtStart() {
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
+        try (CapturedLog log = new CapturedLog(JdbcConnections.class.getName())) {
+            List<LogRecord> records = log.records;
+            try (HikariDataSource asRecommended = Databases.pool(this.server, 1);
+                    JdbcBackend quiet = new JdbcBackend(asRecommended, this.table, Duration.ofMillis(100))) {
+                assertThat(records).isEmpty();
             }
-
-            @Override
-            public void flush() {
+            try (HikariDataSource hikarisDefault = Databases.pool(this.server, 1, Duration.ofSeconds(5));
+                    JdbcBackend warned = new JdbcBackend(hikarisDefault, this.table, Duration.ofMillis(100))) {
+                assertThat(records).singleElement().satisfies((record) -> {
+                    assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+                    assertThat(record.getMessage()).contains("spring.datasource.hikari.validation-timeout (5000 ms)",
+                            "limiter.jdbc.timeout (100 ms)", "Set spring.datasource.hikari.validation-timeout=250 (milliseconds");
+                });
             }
+        }
+    }
 
-            @Override
-            public void close() {
-            }
+    /** The records one logger publishes while open. */
+    private static final class CapturedLog extends Handler implements AutoCloseable {
 
-        };
-        Logger logger = Logger.getLogger(JdbcConnections.class.getName());
-        logger.addHandler(handler);
-        try (HikariDataSource asRecommended = Databases.pool(this.server, 1);
-                JdbcBackend quiet = new JdbcBackend(asRecommended, this.table, Duration.ofMillis(100))) {
-            assertThat(records).isEmpty();
+        final List<LogRecord> records = new CopyOnWriteArrayList<>();
+
+        private final Logger logger;
+
+        CapturedLog(String category) {
+            this.logger = Logger.getLogger(category);
+            this.logger.addHandler(this);
         }
-        try (HikariDataSource hikarisDefault = Databases.pool(this.server, 1, Duration.ofSeconds(5));
-                JdbcBackend warned = new JdbcBackend(hikarisDefault, this.table, Duration.ofMillis(100))) {
-            assertThat(records).singleElement().satisfies((record) -> {
-                assertThat(record.getLevel()).isEqualTo(Level.WARNING);
-                assertThat(record.getMessage()).contains("spring.datasource.hikari.validation-timeout (5000 ms)",
-                        "limiter.jdbc.timeout (100 ms)", "Set spring.datasource.hikari.validation-timeout=250 (milliseconds");
-            });
+
+        @Override
+        public void publish(LogRecord record) {
+            this.records.add(record);
         }
-        finally {
-            logger.removeHandler(handler);
+
+        @Override
+        public void flush() {
         }
+
+        @Override
+        public void close() {
+            this.logger.removeHandler(this);
+        }
+
     }
 
 }
