@@ -4,6 +4,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -55,6 +58,9 @@ final class JdbcConnections {
     private final long lockWaitMillis;
 
     private final String lockWait;
+
+    /** What a statement ended at max-wait while the database answered others says: it did not fail. */
+    private static final Supplier<CompletionStage<Boolean>> ANSWERING = () -> CompletableFuture.completedFuture(false);
 
     /** Ends a statement whose reply is late while the database answers nothing. */
     private final StatementWatch watch;
@@ -189,10 +195,15 @@ final class JdbcConnections {
             return result;
         }
         catch (SQLException ex) {
-            if (watched.aborted) {
+            if (watched.aborted && watched.silent) {
+                // Whether the database failed is asked of it only when someone reads the answer.
                 throw new UnansweredStatementException("PostgreSQL answered nothing for " + this.timeoutMillis
-                        + " ms (or this statement for " + this.maxWaitNanos / 1_000_000 + " ms)", ex,
-                        this.answerCheck.databaseFailed());
+                        + " ms", ex, this.answerCheck::databaseFailed);
+            }
+            if (watched.aborted) {
+                throw new UnansweredStatementException("PostgreSQL answered this statement nothing for "
+                        + this.maxWaitNanos / 1_000_000 + " ms (limiter.jdbc.max-wait) while it answered others",
+                        ex, ANSWERING);
             }
             String state = ex.getSQLState();
             replied = state != null && !state.startsWith("08");

@@ -105,9 +105,11 @@ final class StatementWatch implements AutoCloseable {
         if (this.inFlight.isEmpty()) {
             return;
         }
-        long patience = (this.silentNanos < this.timeoutNanos) ? this.maxWaitNanos : this.timeoutNanos;
+        boolean silent = this.silentNanos >= this.timeoutNanos;
+        long patience = silent ? this.timeoutNanos : this.maxWaitNanos;
         for (Map.Entry<Watched, Connection> each : this.inFlight.entrySet()) {
             if (now - each.getKey().sentNanos > patience && this.inFlight.remove(each.getKey()) != null) {
+                each.getKey().silent = silent;
                 each.getKey().aborted = true;
                 try {
                     each.getValue().abort(Runnable::run);
@@ -129,8 +131,14 @@ final class StatementWatch implements AutoCloseable {
 
         private final long sentNanos;
 
-        /** Whether the watch ended it: the database answered nothing for the timeout. */
+        /** Whether the watch ended it: the database answered nothing for the timeout, or it for max-wait. */
         volatile boolean aborted;
+
+        /**
+         * Whether the watch ended it because the database answered no statement for the timeout; else it
+         * waited max-wait while the database answered others. Written before {@link #aborted}.
+         */
+        volatile boolean silent;
 
         Watched(long sentNanos) {
             this.sentNanos = sentNanos;

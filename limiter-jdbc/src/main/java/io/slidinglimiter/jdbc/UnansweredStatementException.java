@@ -2,24 +2,27 @@ package io.slidinglimiter.jdbc;
 
 import java.sql.SQLException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
- * A statement the watch ended because the database answered nothing for the timeout (SQLSTATE 08006).
- * Whether the database failed, or only answered late, is told later ({@link AnswerCheck}).
+ * A statement the watch ended unanswered (SQLSTATE 08006): the database answered nothing for the
+ * timeout, or this statement nothing for max-wait while it answered others. Whether the database
+ * failed, or only answered late, is told when asked ({@link AnswerCheck}).
  */
 final class UnansweredStatementException extends SQLException {
 
     private static final long serialVersionUID = 1L;
 
-    private final transient CompletionStage<Boolean> databaseFailed;
+    private final transient Supplier<CompletionStage<Boolean>> databaseFailed;
 
-    UnansweredStatementException(String message, SQLException cause, CompletionStage<Boolean> databaseFailed) {
+    UnansweredStatementException(String message, SQLException cause,
+            Supplier<CompletionStage<Boolean>> databaseFailed) {
         super(message, "08006", cause);
         this.databaseFailed = databaseFailed;
     }
 
-    /** @return completes with true when the database failed, false when the statement was only slow */
-    CompletionStage<Boolean> databaseFailed() {
+    /** @return asks whether the database failed: completes with true when it did, false when it was late */
+    Supplier<CompletionStage<Boolean>> databaseFailed() {
         return this.databaseFailed;
     }
 

@@ -22,6 +22,24 @@ class AnswerCheckTests {
         assertThat(check.databaseFailed().toCompletableFuture().get(10, TimeUnit.SECONDS)).isFalse();
     }
 
+    /** A statement ended unanswered asks the database only when whether it failed is read, once. */
+    @Test
+    void theDatabaseIsAskedWhenTheAnswerIsFirstReadNotBefore() {
+        AtomicInteger asked = new AtomicInteger();
+        CompletableFuture<Boolean> answer = CompletableFuture.completedFuture(false);
+        JdbcBackendException failure = JdbcBackendException.of("answer SELECT 1", "limiter_counters",
+                new UnansweredStatementException("PostgreSQL answered nothing for 100 ms", null, () -> {
+                    asked.incrementAndGet();
+                    return answer;
+                }), 75);
+        assertThat(failure).isInstanceOf(JdbcTimeoutException.class);
+        assertThat(asked).as("a probe that never reads it sends nothing").hasValue(0);
+        JdbcTimeoutException late = (JdbcTimeoutException) failure;
+        assertThat(late.serverFailed()).isSameAs(answer);
+        assertThat(late.serverFailed()).isSameAs(answer);
+        assertThat(asked).hasValue(1);
+    }
+
     @Test
     void aDatabaseThatFailsTheSelectFailed() throws Exception {
         AnswerCheck check = new AnswerCheck(() -> {

@@ -275,6 +275,39 @@ class JdbcFaultTests {
     }
 
     /**
+     * A statement that waits {@code max-wait} while PostgreSQL answers the limiter's others is ended then,
+     * and it is a slow call at once: the database was seen answering, so no {@code SELECT 1} asks it.
+     */
+    @Test
+    void aStatementEndedAtMaxWaitWhileOthersAreAnsweredIsSlowWithoutAsking() throws Exception {
+        try (Connection session = this.pool.getConnection(); Statement ddl = session.createStatement()) {
+            ddl.execute("CREATE FUNCTION late_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                    + " IF NEW.counter_key LIKE 'late-%' THEN PERFORM pg_sleep(1); END IF; RETURN NEW; END $$");
+            ddl.execute("CREATE TRIGGER late_answer BEFORE INSERT OR UPDATE ON limiter_counters"
+                    + " FOR EACH ROW EXECUTE FUNCTION late_answer()");
+        }
+        LimitDefinition limit = LimitDefinition.of("patient", 1_000_000, Duration.ofMinutes(5), 10);
+        ScheduledExecutorService others = Executors.newSingleThreadScheduledExecutor();
+        try (JdbcBackend raw = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100), Duration.ofMillis(300))) {
+            AtomicInteger answered = new AtomicInteger();
+            others.scheduleWithFixedDelay(() -> {
+                raw.tryAcquire(limit, "other", 1);
+                answered.incrementAndGet();
+            }, 0, 5, TimeUnit.MILLISECONDS);
+            await().atMost(Duration.ofSeconds(10)).until(() -> answered.get() > 5);
+            assertThatThrownBy(() -> raw.tryAcquire(limit, "late-1", 1)).isInstanceOf(JdbcTimeoutException.class)
+                    .hasMessageContaining("answered this statement nothing for 300 ms (limiter.jdbc.max-wait) while"
+                            + " it answered others")
+                    .satisfies((ex) -> assertThat(((JdbcTimeoutException) ex).serverFailed().toCompletableFuture())
+                            .as("known at once: the database answered others").isCompletedWithValue(false));
+        }
+        finally {
+            others.shutdownNow();
+            others.awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
      * The application holds every connection of its pool: a decision waits for one no longer than the
      * timeout (not the pool's 30 s) and falls back; once one is free, it decides in the database.
      */
