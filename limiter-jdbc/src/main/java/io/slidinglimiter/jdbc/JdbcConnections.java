@@ -183,7 +183,7 @@ final class JdbcConnections {
      * @param <T> what it returns
      * @return what the work returned
      * @throws SQLException as the driver threw it; for a statement the watch ended, an
-     * {@link UnansweredStatementException} (SQLSTATE 08006)
+     * {@link UnansweredStatementException} (SQLSTATE 08006, or 57014 when the database answered others)
      */
     <T> T run(Connection connection, Call<T> call) throws SQLException {
         StatementWatch.Watched watched = this.watch.begin(connection);
@@ -198,12 +198,12 @@ final class JdbcConnections {
             if (watched.aborted && watched.silent) {
                 // Whether the database failed is asked of it only when someone reads the answer.
                 throw new UnansweredStatementException("PostgreSQL answered nothing for " + this.timeoutMillis
-                        + " ms", ex, this.answerCheck::databaseFailed);
+                        + " ms", UnansweredStatementException.SILENT, ex, this.answerCheck::databaseFailed);
             }
             if (watched.aborted) {
                 throw new UnansweredStatementException("PostgreSQL answered this statement nothing for "
                         + this.maxWaitNanos / 1_000_000 + " ms (limiter.jdbc.max-wait) while it answered others",
-                        ex, ANSWERING);
+                        UnansweredStatementException.CANCELLED, ex, ANSWERING);
             }
             String state = ex.getSQLState();
             replied = state != null && !state.startsWith("08");

@@ -5,9 +5,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * A statement the watch ended unanswered (SQLSTATE 08006): the database answered nothing for the
- * timeout, or this statement nothing for max-wait while it answered others. Whether the database
- * failed, or only answered late, is told when asked ({@link AnswerCheck}).
+ * A statement the watch ended unanswered: the database answered nothing for the timeout (SQLSTATE
+ * 08006, a connection failure), or this statement nothing for max-wait while it answered others
+ * (57014, a statement cancelled). Whether the database failed, or only answered late, is told when
+ * asked ({@link AnswerCheck}).
  */
 final class UnansweredStatementException extends SQLException {
 
@@ -15,9 +16,15 @@ final class UnansweredStatementException extends SQLException {
 
     private final transient Supplier<CompletionStage<Boolean>> databaseFailed;
 
-    UnansweredStatementException(String message, SQLException cause,
+    /** SQLSTATE 08006: the database answered no statement for the timeout. */
+    static final String SILENT = "08006";
+
+    /** SQLSTATE 57014: this statement waited max-wait while the database answered others. */
+    static final String CANCELLED = "57014";
+
+    UnansweredStatementException(String message, String sqlState, SQLException cause,
             Supplier<CompletionStage<Boolean>> databaseFailed) {
-        super(message, "08006", cause);
+        super(message, sqlState, cause);
         this.databaseFailed = databaseFailed;
     }
 

@@ -28,7 +28,8 @@ class AnswerCheckTests {
         AtomicInteger asked = new AtomicInteger();
         CompletableFuture<Boolean> answer = CompletableFuture.completedFuture(false);
         JdbcBackendException failure = JdbcBackendException.of("answer SELECT 1", "limiter_counters",
-                new UnansweredStatementException("PostgreSQL answered nothing for 100 ms", null, () -> {
+                new UnansweredStatementException("PostgreSQL answered nothing for 100 ms",
+                        UnansweredStatementException.SILENT, null, () -> {
                     asked.incrementAndGet();
                     return answer;
                 }), 75);

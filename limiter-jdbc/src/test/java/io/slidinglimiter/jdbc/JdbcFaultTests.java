@@ -276,7 +276,8 @@ class JdbcFaultTests {
 
     /**
      * A statement that waits {@code max-wait} while PostgreSQL answers the limiter's others is ended then,
-     * and it is a slow call at once: the database was seen answering, so no {@code SELECT 1} asks it.
+     * and it is a slow call at once: the database was seen answering, so no {@code SELECT 1} asks it, and
+     * its failure (57014, cancelled) is no connection's, so what waits behind it in the lane is sent.
      */
     @Test
     void aStatementEndedAtMaxWaitWhileOthersAreAnsweredIsSlowWithoutAsking() throws Exception {
@@ -299,7 +300,9 @@ class JdbcFaultTests {
                     .hasMessageContaining("answered this statement nothing for 300 ms (limiter.jdbc.max-wait) while"
                             + " it answered others")
                     .satisfies((ex) -> assertThat(((JdbcTimeoutException) ex).serverFailed().toCompletableFuture())
-                            .as("known at once: the database answered others").isCompletedWithValue(false));
+                            .as("known at once: the database answered others").isCompletedWithValue(false))
+                    .satisfies((ex) -> assertThat(((JdbcTimeoutException) ex).sqlState()).isEqualTo("57014"))
+                    .satisfies((ex) -> assertThat(raw.answered(ex)).as("the database answers").isTrue());
         }
         finally {
             others.shutdownNow();
