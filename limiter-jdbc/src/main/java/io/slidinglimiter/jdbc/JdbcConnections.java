@@ -45,6 +45,9 @@ final class JdbcConnections {
     /** Hikari's least {@code validation-timeout}, in milliseconds. */
     static final long LEAST_VALIDATION_MILLIS = 250;
 
+    /** What a statement ended at max-wait while the database answered others says: it did not fail. */
+    private static final Supplier<CompletionStage<Boolean>> ANSWERING = () -> CompletableFuture.completedFuture(false);
+
     private final DataSource dataSource;
 
     private final int timeoutMillis;
@@ -58,9 +61,6 @@ final class JdbcConnections {
     private final long lockWaitMillis;
 
     private final String lockWait;
-
-    /** What a statement ended at max-wait while the database answered others says: it did not fail. */
-    private static final Supplier<CompletionStage<Boolean>> ANSWERING = () -> CompletableFuture.completedFuture(false);
 
     /** Ends a statement whose reply is late while the database answers nothing. */
     private final StatementWatch watch;
