@@ -14,13 +14,13 @@ final class UnansweredStatementException extends SQLException {
 
     private static final long serialVersionUID = 1L;
 
-    private final transient Supplier<CompletionStage<Boolean>> databaseFailed;
-
     /** SQLSTATE 08006: the database answered no statement for the timeout. */
     static final String SILENT = "08006";
 
     /** SQLSTATE 57014: this statement waited max-wait while the database answered others. */
     static final String CANCELLED = "57014";
+
+    private final transient Supplier<CompletionStage<Boolean>> databaseFailed;
 
     UnansweredStatementException(String message, String sqlState, SQLException cause,
             Supplier<CompletionStage<Boolean>> databaseFailed) {

@@ -175,7 +175,7 @@ final class UpsertBatches {
         }
         Object outcome = turnOf(mine);
         if (outcome instanceof Statement statement) {
-            return sent(() -> send(statement), statement.keys);
+            return sent(() -> send(statement), statement.keys());
         }
         return (Decisions) outcome;
     }
@@ -325,13 +325,11 @@ final class UpsertBatches {
         }
         List<Statement> statements = new ArrayList<>();
         List<Waiting> together = null;
-        List<String> togetherKeys = null;
         for (List<Waiting> key : keys.values()) {
             this.keysInFlight.add(key.get(0).key);
             if (key.size() > 1) {
                 // Up to MAX_BATCH now; the key's further calls go when this statement ends.
-                statements.add(new Statement(key.subList(0, Math.min(key.size(), MAX_BATCH)), true,
-                        List.of(key.get(0).key)));
+                statements.add(new Statement(key.subList(0, Math.min(key.size(), MAX_BATCH)), true));
                 for (int i = key.size() - 1; i >= MAX_BATCH; i--) {
                     this.waiting.addFirst(key.get(i));
                 }
@@ -339,11 +337,9 @@ final class UpsertBatches {
             }
             if (together == null || together.size() == MAX_BATCH) {
                 together = new ArrayList<>();
-                togetherKeys = new ArrayList<>();
-                statements.add(new Statement(together, false, togetherKeys));
+                statements.add(new Statement(together, false));
             }
             together.add(key.get(0));
-            togetherKeys.add(key.get(0).key);
         }
         return statements;
     }
@@ -400,7 +396,20 @@ final class UpsertBatches {
      * The calls one statement decides: of one limit and key ({@link Upserts#each}), or of distinct
      * ones ({@link Upserts#together}).
      */
-    private record Statement(List<Waiting> calls, boolean oneKey, List<String> keys) {
+    private record Statement(List<Waiting> calls, boolean oneKey) {
+
+        /** The keys it decides: its calls' one key, or each call's. */
+        List<String> keys() {
+            if (this.oneKey) {
+                return List.of(this.calls.get(0).key);
+            }
+            List<String> keys = new ArrayList<>(this.calls.size());
+            for (Waiting call : this.calls) {
+                keys.add(call.key);
+            }
+            return keys;
+        }
+
     }
 
     /**

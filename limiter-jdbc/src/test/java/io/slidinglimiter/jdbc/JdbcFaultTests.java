@@ -87,6 +87,17 @@ class JdbcFaultTests {
         return backend;
     }
 
+    /** Makes the database answer a statement of a key named {@code late-...} that many seconds late. */
+    private void answerLate(String seconds) throws Exception {
+        try (Connection session = this.pool.getConnection(); Statement ddl = session.createStatement()) {
+            ddl.execute("CREATE FUNCTION late_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                    + " IF NEW.counter_key LIKE 'late-%' THEN PERFORM pg_sleep(" + seconds + "); END IF; RETURN NEW;"
+                    + " END $$");
+            ddl.execute("CREATE TRIGGER late_answer BEFORE INSERT OR UPDATE ON limiter_counters"
+                    + " FOR EACH ROW EXECUTE FUNCTION late_answer()");
+        }
+    }
+
     /** Reads the database's count on a connection of its own. */
     private long usedInDatabase(LimitDefinition limit, String key) {
         try (HikariDataSource reader = Databases.pool(this.server, 1);
@@ -254,12 +265,7 @@ class JdbcFaultTests {
         ResilientBackend backend = instance(FailurePolicy.FAIL_CLOSED);
         LimitDefinition limit = LimitDefinition.of("late", 100, Duration.ofMinutes(5), 10);
         assertThat(timed(backend, limit, "first").allowed()).isTrue();
-        try (Connection session = this.pool.getConnection(); Statement ddl = session.createStatement()) {
-            ddl.execute("CREATE FUNCTION late_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                    + " IF NEW.counter_key LIKE 'late-%' THEN PERFORM pg_sleep(0.4); END IF; RETURN NEW; END $$");
-            ddl.execute("CREATE TRIGGER late_answer BEFORE INSERT OR UPDATE ON limiter_counters"
-                    + " FOR EACH ROW EXECUTE FUNCTION late_answer()");
-        }
+        answerLate("0.4");
         for (int i = 1; i <= 5; i++) {
             assertThat(timed(backend, limit, "late-" + i).allowed()).as("fail-closed while late").isFalse();
             long slow = i;
@@ -281,12 +287,7 @@ class JdbcFaultTests {
      */
     @Test
     void aStatementEndedAtMaxWaitWhileOthersAreAnsweredIsSlowWithoutAsking() throws Exception {
-        try (Connection session = this.pool.getConnection(); Statement ddl = session.createStatement()) {
-            ddl.execute("CREATE FUNCTION late_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                    + " IF NEW.counter_key LIKE 'late-%' THEN PERFORM pg_sleep(1); END IF; RETURN NEW; END $$");
-            ddl.execute("CREATE TRIGGER late_answer BEFORE INSERT OR UPDATE ON limiter_counters"
-                    + " FOR EACH ROW EXECUTE FUNCTION late_answer()");
-        }
+        answerLate("1");
         LimitDefinition limit = LimitDefinition.of("patient", 1_000_000, Duration.ofMinutes(5), 10);
         ScheduledExecutorService others = Executors.newSingleThreadScheduledExecutor();
         try (JdbcBackend raw = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100), Duration.ofMillis(300))) {
