@@ -35,22 +35,26 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
     redis.call('PEXPIRE', key, window + 1000)
     return { 1, now, 1, limit - cost, 0, expiry, generation }
   elseif slot > newest then
-    -- Later slots: the ones being reused leave the window, all in one read and one delete.
-    local leaving = {}
-    for s = newest + 1, slot do
-      leaving[#leaving + 1] = s % slots
-    end
-    local counts = redis.call('HMGET', key, unpack(leaving))
-    local total = tonumber(fields[3]) or 0
-    for i = 1, #counts do
-      total = total - (tonumber(counts[i]) or 0)
+    -- Later slots: the ones being reused leave the window. The last of them is this call's own slot,
+    -- whose old count came with the header; the others (none when the key's last call was in the
+    -- sub-window before) in one more read and one delete.
+    local total = (tonumber(fields[3]) or 0) - (tonumber(fields[4]) or 0)
+    local older
+    if slot - newest > 1 then
+      older = {}
+      for s = newest + 1, slot - 1 do
+        older[#older + 1] = s % slots
+      end
+      local counts = redis.call('HMGET', key, unpack(older))
+      for i = 1, #counts do
+        total = total - (tonumber(counts[i]) or 0)
+      end
     end
     if total + cost <= limit then
-      -- HSET first (see write.lua); it overwrites the newest slot's field, so that one stays.
+      -- HSET first (see write.lua); it overwrites this call's slot.
       redis.call('HSET', key, 's', int(slot), 't', int(total + cost), index, int(cost))
-      leaving[#leaving] = nil
-      if #leaving > 0 then
-        redis.call('HDEL', key, unpack(leaving))
+      if older then
+        redis.call('HDEL', key, unpack(older))
       end
       redis.call('PEXPIRE', key, window + 1000)
       return { 1, now, 1, limit - total - cost, 0, expiry, generation }

@@ -117,6 +117,37 @@ class RedisBackendTests {
         assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isFalse();
     }
 
+    /**
+     * The common acquisition reads the key's hash once when the key's last call was in the
+     * sub-window before (the count leaving the window comes with the header), and once more only for
+     * the slots between; each decision still equals the local backend's.
+     */
+    @Test
+    void aCallInTheNextSubWindowReadsTheCounterOnce() {
+        LimitDefinition limit = LimitDefinition.of("next-sub-window", 100, Duration.ofMinutes(1), 10);
+        List<LimitRequest> requests = List.of(new LimitRequest(limit, "k", 1));
+        ManualTimeSource time = new ManualTimeSource(1_700_000_004_000L);
+        LocalBackend local = new LocalBackend(time, 1_000);
+        long[] apart = { 0, 500, 6_000, 6_000, 6_000, 18_000, 6_000, 1_000, 30_000, 61_000, 6_000 };
+        long[] reads = { 1, 1, 1, 1, 1, 2, 1, 1, 2, 1, 1 };
+        for (int i = 0; i < apart.length; i++) {
+            time.advanceMillis(apart[i]);
+            long before = hashReads();
+            Decisions actual = backend.tryAcquireAllAt(time.currentTimeMillis(), requests);
+            assertThat(actual.decisions()).as("call %d", i).isEqualTo(local.tryAcquireAll(requests).decisions());
+            assertThat(hashReads() - before).as("HMGETs of call %d, %d ms after the one before", i, apart[i])
+                    .isEqualTo(reads[i]);
+        }
+    }
+
+    /** The HMGETs this server ran so far. */
+    private static long hashReads() {
+        String stats = redis.server().call((commands) -> commands.info("commandstats"));
+        return stats.lines().filter((line) -> line.startsWith("cmdstat_hmget:"))
+                .mapToLong((line) -> Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(','))))
+                .findFirst().orElse(0);
+    }
+
     @Test
     void severalLimitsAreAllOrNothingInOneScript() {
         LimitDefinition perUser = LimitDefinition.of("per-user", 5, Duration.ofMinutes(1), 10);
