@@ -31,14 +31,18 @@ function swc.load(key, window, slots, now, generation)
   if steps >= slots then
     c.cur, c.previous, c.total, c.count, c.fresh, c.discard, c.stamp = slot, slot, 0, 0, true, true, generation
   elseif steps > 0 then
-    -- The slots being reused leave the window: their counts leave the total, in one read.
+    -- The slots being reused leave the window: their counts leave the total. The last is this
+    -- decision's own slot, whose count came with the header; the others, if any, in one more read.
     local leaving = {}
     for s = c.cur + 1, slot do
       leaving[#leaving + 1] = s % slots
     end
-    local counts = redis.call('HMGET', key, unpack(leaving))
-    for i = 1, #counts do
-      c.total = c.total - (tonumber(counts[i]) or 0)
+    c.total = c.total - c.count
+    if steps > 1 then
+      local counts = redis.call('HMGET', key, unpack(leaving, 1, steps - 1))
+      for i = 1, #counts do
+        c.total = c.total - (tonumber(counts[i]) or 0)
+      end
     end
     c.leaving, c.cur, c.count, c.dirty = leaving, slot, 0, true
   elseif steps < 0 then

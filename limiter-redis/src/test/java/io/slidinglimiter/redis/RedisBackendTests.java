@@ -140,6 +140,37 @@ class RedisBackendTests {
         }
     }
 
+    /**
+     * So does every other decision of a sliding window counter (decide.lua): a rejection, which the
+     * common path hands on, and a call of two limits, each read once in the sub-window after their
+     * last call's, and each equal to the local backend's.
+     */
+    @Test
+    void aRejectionOrTwoLimitsInTheNextSubWindowReadEachCounterOnce() {
+        LimitDefinition small = LimitDefinition.of("next-sub-window-small", 2, Duration.ofMinutes(1), 10);
+        LimitDefinition large = LimitDefinition.of("next-sub-window-large", 100, Duration.ofMinutes(1), 10);
+        List<LimitRequest> one = List.of(new LimitRequest(small, "k", 1));
+        List<LimitRequest> two = List.of(new LimitRequest(large, "k", 1), new LimitRequest(large, "j", 1));
+        ManualTimeSource time = new ManualTimeSource(1_700_000_004_000L);
+        LocalBackend local = new LocalBackend(time, 1_000);
+        for (int i = 0; i < 2; i++) {
+            assertThat(backend.tryAcquireAllAt(time.currentTimeMillis(), one).allowed()).isTrue();
+            assertThat(local.tryAcquireAll(one).allowed()).isTrue();
+        }
+        assertThat(backend.tryAcquireAllAt(time.currentTimeMillis(), two).decisions())
+                .isEqualTo(local.tryAcquireAll(two).decisions());
+        time.advanceMillis(6_000);
+        long before = hashReads();
+        Decisions rejected = backend.tryAcquireAllAt(time.currentTimeMillis(), one);
+        assertThat(rejected.allowed()).isFalse();
+        assertThat(rejected.decisions()).isEqualTo(local.tryAcquireAll(one).decisions());
+        assertThat(hashReads() - before).as("the common path's read, then decide.lua's").isEqualTo(2);
+        before = hashReads();
+        assertThat(backend.tryAcquireAllAt(time.currentTimeMillis(), two).decisions())
+                .isEqualTo(local.tryAcquireAll(two).decisions());
+        assertThat(hashReads() - before).as("one read of each limit's counter").isEqualTo(2);
+    }
+
     /** The HMGETs this server ran so far. */
     private static long hashReads() {
         String stats = redis.server().call((commands) -> commands.info("commandstats"));
