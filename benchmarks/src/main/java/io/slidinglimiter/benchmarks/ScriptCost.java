@@ -21,7 +21,9 @@ import io.slidinglimiter.testsupport.RedisServer;
  * a call, then batches of 8, 32 and 64 (as the runner sends them under load), on random keys of a
  * limit never reached, and reads the time Redis spent inside the script ({@code INFO commandstats})
  * and the CPU the redis-server process used ({@code /proc}), per decision. One caller, so that no
- * other thread of this JVM takes the cores from Redis.
+ * other thread of this JVM takes the cores from Redis. Then a decision alone by how long ago its key's
+ * last call was: 1 000 keys, each called once a round at a fixed time that moves on by 1 ms (the same
+ * sub-window), 6 s (the next), 18 s (three on) or 61 s (past the window) a round.
  * <pre>
  * java -cp ... io.slidinglimiter.benchmarks.ScriptCost [decisions per size, default 200000]
  * [--redis-own-core]
@@ -66,10 +68,56 @@ public final class ScriptCost {
                     System.out.printf(Locale.ROOT, "%-6d %14.0f %20.2f %18.2f%n", size, made * 1e9 / elapsed,
                             inScript / made, cpu / 1e3 / made);
                 }
+                bySchedule(server, redis, sha);
             }
             finally {
                 client.shutdown();
             }
+        }
+    }
+
+    /**
+     * A decision alone by how far its key's last call was (a window of 60 s in sub-windows of 6 s), at
+     * fixed times: the commands the script runs differ by that.
+     */
+    private static void bySchedule(RedisServer server, RedisCommands<byte[], byte[]> redis, String sha) throws Exception {
+        System.out.printf(Locale.ROOT, "%n%-22s %20s %18s%n", "since the key's last", "in script us/dec", "Redis CPU us/dec");
+        String[] names = { "same sub-window", "next sub-window", "three sub-windows on", "past the window" };
+        long[] steps = { 1, 6_000, 18_000, 61_000 };
+        int keys = 1_000;
+        int rounds = 100;
+        for (int repeat = 0; repeat < 2; repeat++) {
+            for (int schedule = 0; schedule < steps.length; schedule++) {
+                redis.flushall();
+                long time = 1_700_000_004_000L;
+                // The first round makes the keys; the others are measured.
+                decideEach(redis, sha, keys, time);
+                server.call((commands) -> commands.configResetstat());
+                long cpuBefore = RedisLoad.redisCpuNanos(server);
+                for (int round = 1; round < rounds; round++) {
+                    time += steps[schedule];
+                    decideEach(redis, sha, keys, time);
+                }
+                long cpu = RedisLoad.redisCpuNanos(server) - cpuBefore;
+                String stats = server.call((commands) -> commands.info("commandstats"));
+                double inScript = stats.lines().filter((line) -> line.startsWith("cmdstat_evalsha:"))
+                        .mapToDouble((line) -> Double.parseDouble(line.replaceAll(".*,usec=([0-9]+),.*", "$1"))).sum();
+                long made = (long) keys * (rounds - 1);
+                System.out.printf(Locale.ROOT, "%-22s %20.2f %18.2f%n", names[schedule], inScript / made,
+                        cpu / 1e3 / made);
+            }
+        }
+    }
+
+    /** One decision alone for each key, at a fixed time. */
+    private static void decideEach(RedisCommands<byte[], byte[]> redis, String sha, int keys, long time) {
+        byte[][] args = new byte[DECISION.length][];
+        for (int a = 0; a < DECISION.length; a++) {
+            args[a] = bytes((a == 1) ? Long.toString(time) : DECISION[a]);
+        }
+        for (int key = 0; key < keys; key++) {
+            byte[][] keyName = { bytes("limiter:{client-" + key + "}:cost") };
+            checkAdmitted(redis.evalsha(sha, ScriptOutputType.MULTI, keyName, args), 1);
         }
     }
 
