@@ -60,10 +60,7 @@ public final class ScriptCost {
                     }
                     long elapsed = System.nanoTime() - start;
                     long cpu = RedisLoad.redisCpuNanos(server) - cpuBefore;
-                    String stats = server.call((commands) -> commands.info("commandstats"));
-                    double inScript = stats.lines().filter((line) -> line.startsWith("cmdstat_evalsha:"))
-                            .mapToDouble((line) -> Double.parseDouble(line.replaceAll(".*,usec=([0-9]+),.*", "$1")))
-                            .sum();
+                    double inScript = inScriptMicros(server);
                     long made = (long) calls * size;
                     System.out.printf(Locale.ROOT, "%-6d %14.0f %20.2f %18.2f%n", size, made * 1e9 / elapsed,
                             inScript / made, cpu / 1e3 / made);
@@ -99,9 +96,7 @@ public final class ScriptCost {
                     decideEach(redis, sha, keys, time);
                 }
                 long cpu = RedisLoad.redisCpuNanos(server) - cpuBefore;
-                String stats = server.call((commands) -> commands.info("commandstats"));
-                double inScript = stats.lines().filter((line) -> line.startsWith("cmdstat_evalsha:"))
-                        .mapToDouble((line) -> Double.parseDouble(line.replaceAll(".*,usec=([0-9]+),.*", "$1"))).sum();
+                double inScript = inScriptMicros(server);
                 long made = (long) keys * (rounds - 1);
                 System.out.printf(Locale.ROOT, "%-22s %20.2f %18.2f%n", names[schedule], inScript / made,
                         cpu / 1e3 / made);
@@ -109,10 +104,18 @@ public final class ScriptCost {
         }
     }
 
+    /** @return the microseconds Redis spent in the script since the last {@code CONFIG RESETSTAT} */
+    private static double inScriptMicros(RedisServer server) {
+        String stats = server.call((commands) -> commands.info("commandstats"));
+        return stats.lines().filter((line) -> line.startsWith("cmdstat_evalsha:"))
+                .mapToDouble((line) -> Double.parseDouble(line.replaceAll(".*,usec=([0-9]+),.*", "$1"))).sum();
+    }
+
     /** One decision alone for each key, at a fixed time. */
     private static void decideEach(RedisCommands<byte[], byte[]> redis, String sha, int keys, long time) {
         byte[][] args = new byte[DECISION.length][];
         for (int a = 0; a < DECISION.length; a++) {
+            // ARGV[2]: the time a test fixes.
             args[a] = bytes((a == 1) ? Long.toString(time) : DECISION[a]);
         }
         for (int key = 0; key < keys; key++) {

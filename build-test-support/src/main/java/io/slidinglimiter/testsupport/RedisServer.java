@@ -192,12 +192,24 @@ public final class RedisServer implements AutoCloseable {
      * @return the count since start or the last {@code CONFIG RESETSTAT}
      */
     public long scriptCalls() {
+        return commandCalls("evalsha", "eval");
+    }
+
+    /**
+     * How many times this server ran some commands ({@code INFO commandstats}), those a script called
+     * included.
+     * @param commands lower-case command names, such as {@code hmget}
+     * @return their calls since start or the last {@code CONFIG RESETSTAT}, together
+     */
+    public long commandCalls(String... commands) {
         String stats = call((redis) -> redis.info("commandstats"));
         long calls = 0;
         for (String line : stats.lines().toList()) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                String field = line.substring(line.indexOf("calls=") + 6);
-                calls += Long.parseLong(field.substring(0, field.indexOf(',')));
+            for (String command : commands) {
+                if (line.startsWith("cmdstat_" + command + ":")) {
+                    String field = line.substring(line.indexOf("calls=") + 6);
+                    calls += Long.parseLong(field.substring(0, field.indexOf(',')));
+                }
             }
         }
         return calls;
