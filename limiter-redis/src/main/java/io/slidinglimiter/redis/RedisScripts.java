@@ -37,6 +37,12 @@ public final class RedisScripts {
         // they read a script's own KEYS and ARGV, and their returns end the decision, not the script.
         // The batch's one read of the clock and a decision's place in it, which batch.lua sets and now.lua reads.
         source.append("local batch_time, batch_offset = nil, 0\n");
+        // What a batch's decisions read once and share: the clock's numbers (now.lua), and a limit's
+        // numbers and texts while decisions of one limit follow one another (fast-path.lua). Kept
+        // for one script call only: Lua makes these afresh each time Redis runs the script.
+        source.append("local clock, clock_micros\n");
+        source.append("local limit_args, limit_window, limit_slots, limit_permits, limit_cost, limit_slot_ms,"
+                + " limit_geometry, limit_ttl, limit_slot, limit_field\n");
         source.append("local function decide(KEYS, ARGV)\n");
         for (String file : decision) {
             source.append(read(file)).append('\n');

@@ -246,6 +246,42 @@ class BatchedDecisionsTests {
         runner.close();
     }
 
+    /**
+     * A batch reads a limit's numbers once while decisions of that limit follow one another, and
+     * again at each decision of another limit. Two limits whose sub-windows are equally long, so that
+     * one time falls in the same sub-window number of both, but which count ten and five of them,
+     * interleaved in one batch at a fixed time: each decision counts with its own limit, in its own
+     * ring's field (sub-window 283 333 337 is field 7 of ten, field 2 of five).
+     */
+    @Test
+    void aBatchOfTwoLimitsCountsEachWithItsOwnNumbers() throws Exception {
+        LimitDefinition ten = LimitDefinition.of("ten", 9, Duration.ofMinutes(1), 10);
+        LimitDefinition five = LimitDefinition.of("five", 4, Duration.ofSeconds(30), 5);
+        LettuceScriptRunner runner = connectedRunner();
+        RedisKeys keys = new RedisKeys("limiter");
+        byte[] time = bytes(6_000L * 283_333_337);
+        byte[][] tenKey = { keys.counterKey("ten", "k") };
+        byte[][] fiveKey = { keys.counterKey("five", "k") };
+        byte[][] tenCall = ScriptMessages.acquire(time, ScriptMessages.REDIS_TIME, List.of(new LimitRequest(ten, "k", 1)));
+        byte[][] fiveCall = ScriptMessages.acquire(time, ScriptMessages.REDIS_TIME, List.of(new LimitRequest(five, "k", 1)));
+        long[] batchesBefore = runner.batches().counts();
+        List<CompletableFuture<List<Long>>> replies = sentWhilePaused(runner,
+                List.of(tenKey, fiveKey, tenKey, fiveKey, tenKey, tenKey, fiveKey, fiveKey, tenKey),
+                List.of(tenCall, fiveCall, tenCall, fiveCall, tenCall, tenCall, fiveCall, fiveCall, tenCall));
+        assertThat(runner.batches().counts()[1] - batchesBefore[1]).as("two went alone, seven in a batch").isEqualTo(7);
+        List<Long> remaining = new ArrayList<>();
+        for (CompletableFuture<List<Long>> reply : replies) {
+            remaining.add(remaining(reply));
+        }
+        assertThat(remaining).as("ten's 9 permits and five's 4, each counted down alone")
+                .containsExactly(8L, 3L, 7L, 2L, 6L, 5L, 1L, 0L, 4L);
+        assertThat(redis.server().<Map<String, String>>call((commands) -> commands.hgetall("limiter:{k}:ten")))
+                .containsEntry("t", "5").containsEntry("7", "5").doesNotContainKey("2");
+        assertThat(redis.server().<Map<String, String>>call((commands) -> commands.hgetall("limiter:{k}:five")))
+                .containsEntry("t", "4").containsEntry("2", "4").doesNotContainKey("7");
+        runner.close();
+    }
+
     private static LettuceScriptRunner connectedRunner() throws Exception {
         LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
         runner.connect().get();
