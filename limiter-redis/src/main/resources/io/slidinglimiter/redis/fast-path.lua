@@ -19,10 +19,9 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
   local window, slots, limit, cost, slot_ms = limit_window, limit_slots, limit_permits, limit_cost, limit_slot_ms
   local geometry = limit_geometry
   local slot = math.floor(now / slot_ms)
-  local index = slot % slots
   if slot ~= limit_slot then
     -- The ring's field, as text once a sub-window of the limit.
-    limit_slot, limit_field = slot, int(index)
+    limit_slot, limit_field = slot, int(slot % slots)
   end
   local expiry = math.min((slot + slots) * slot_ms - now, window)
   local fields = redis.pcall('HMGET', key, 'g', 's', 't', limit_field)
