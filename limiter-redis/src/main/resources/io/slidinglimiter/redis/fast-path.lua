@@ -9,12 +9,13 @@ if #KEYS == 1 and ARGV[1] == 'acquire' and ARGV[4] == '0' then
   if ARGV ~= limit_args then
     -- Read once for a batch's run of decisions of one limit: they share one table of arguments
     -- (batch.lua), and decide never changes it. Redis gets every number as text: Redis 6 writes a
-    -- Lua number out with printf's %.17g, slower than the script's int.
-    limit_args = ARGV
+    -- Lua number out with printf's %.17g, slower than the script's int. The table is noted last:
+    -- arguments that fail here (not numbers) fail every decision that shares them.
     limit_window, limit_slots, limit_permits, limit_cost = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
     limit_slot_ms = limit_window / limit_slots
     limit_geometry = int(limit_slots) .. ':' .. int(limit_slot_ms)
     limit_ttl, limit_slot = nil, nil
+    limit_args = ARGV
   end
   local window, slots, limit, cost, slot_ms = limit_window, limit_slots, limit_permits, limit_cost, limit_slot_ms
   local geometry = limit_geometry

@@ -282,6 +282,36 @@ class BatchedDecisionsTests {
         runner.close();
     }
 
+    /**
+     * Arguments that the script cannot read (a window that is not a number), shared by two decisions
+     * of a batch after a good one, fail both alike, each with the error it would get alone: the
+     * script notes a limit's arguments as read only once it has read them.
+     */
+    @Test
+    void decisionsSharingArgumentsThatFailEachFailAlike() throws Exception {
+        LimitDefinition limit = LimitDefinition.of("unreadable", 5, Duration.ofMinutes(1), 10);
+        LettuceScriptRunner runner = connectedRunner();
+        byte[][] key = { new RedisKeys("limiter").counterKey("unreadable", "k") };
+        byte[][] acquire = ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.REDIS_TIME,
+                List.of(new LimitRequest(limit, "k", 1)));
+        byte[][] malformed = acquire.clone();
+        malformed[4] = bytes("not a window");
+        long[] batchesBefore = runner.batches().counts();
+        List<CompletableFuture<List<Long>>> replies = sentWhilePaused(runner, List.of(key, key, key, key, key),
+                List.of(acquire, acquire, acquire, malformed, malformed));
+        assertThat(runner.batches().counts()[1] - batchesBefore[1]).as("two went alone, three in a batch").isEqualTo(3);
+        assertThat(remaining(replies.get(2))).isEqualTo(2);
+        for (int i = 3; i < 5; i++) {
+            assertThatExceptionOfType(java.util.concurrent.ExecutionException.class).isThrownBy(replies.get(i)::get)
+                    .withCauseInstanceOf(RedisBackendException.class)
+                    .withRootCauseInstanceOf(RedisCommandExecutionException.class)
+                    .withMessageContaining("arithmetic");
+        }
+        assertThat(redis.server().<String>call((commands) -> commands.hget("limiter:{k}:unreadable", "t")))
+                .as("the failed decisions counted nothing").isEqualTo("3");
+        runner.close();
+    }
+
     private static LettuceScriptRunner connectedRunner() throws Exception {
         LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory(), Duration.ofSeconds(5));
         runner.connect().get();
