@@ -165,17 +165,14 @@ class BatchedDecisionsTests {
                 List.of(new LimitRequest(limit, "k", 2)));
         byte[][] reset = ScriptMessages.arguments(ScriptMessages.RESET, ScriptMessages.REDIS_TIME,
                 ScriptMessages.REDIS_TIME, List.of(limit), new long[] { 1 });
-        byte[][] malformed = acquire.clone();
-        malformed[4] = bytes("not a window");
+        byte[][] malformed = withUnreadableWindow(acquire);
         long[] batchesBefore = runner.batches().counts();
         List<CompletableFuture<List<Long>>> replies = sentWhilePaused(runner,
                 List.of(key, key, key, key, key, key, key),
                 List.of(acquire, acquire, malformed, acquire, reset, acquire, acquire));
         assertThat(remaining(replies.get(0))).isEqualTo(3);
         assertThat(remaining(replies.get(1))).isEqualTo(1);
-        assertThatExceptionOfType(java.util.concurrent.ExecutionException.class).isThrownBy(() -> replies.get(2).get())
-                .withCauseInstanceOf(RedisBackendException.class).withRootCauseInstanceOf(RedisCommandExecutionException.class)
-                .withMessageContaining("arithmetic");
+        assertFailedInTheScript(replies.get(2));
         assertThat(replies.get(3).get().get(0)).as("2 more than the 1 left").isZero();
         assertThat(remaining(replies.get(5))).as("after the reset").isEqualTo(3);
         assertThat(remaining(replies.get(6))).isEqualTo(1);
@@ -294,18 +291,14 @@ class BatchedDecisionsTests {
         byte[][] key = { new RedisKeys("limiter").counterKey("unreadable", "k") };
         byte[][] acquire = ScriptMessages.acquire(ScriptMessages.REDIS_TIME, ScriptMessages.REDIS_TIME,
                 List.of(new LimitRequest(limit, "k", 1)));
-        byte[][] malformed = acquire.clone();
-        malformed[4] = bytes("not a window");
+        byte[][] malformed = withUnreadableWindow(acquire);
         long[] batchesBefore = runner.batches().counts();
         List<CompletableFuture<List<Long>>> replies = sentWhilePaused(runner, List.of(key, key, key, key, key),
                 List.of(acquire, acquire, acquire, malformed, malformed));
         assertThat(runner.batches().counts()[1] - batchesBefore[1]).as("two went alone, three in a batch").isEqualTo(3);
         assertThat(remaining(replies.get(2))).isEqualTo(2);
         for (int i = 3; i < 5; i++) {
-            assertThatExceptionOfType(java.util.concurrent.ExecutionException.class).isThrownBy(replies.get(i)::get)
-                    .withCauseInstanceOf(RedisBackendException.class)
-                    .withRootCauseInstanceOf(RedisCommandExecutionException.class)
-                    .withMessageContaining("arithmetic");
+            assertFailedInTheScript(replies.get(i));
         }
         assertThat(redis.server().<String>call((commands) -> commands.hget("limiter:{k}:unreadable", "t")))
                 .as("the failed decisions counted nothing").isEqualTo("3");
@@ -333,6 +326,21 @@ class BatchedDecisionsTests {
         CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).exceptionally((ignored) -> null)
                 .get(10, TimeUnit.SECONDS);
         return replies;
+    }
+
+    /** An acquisition's arguments with a window the script cannot read as a number. */
+    private static byte[][] withUnreadableWindow(byte[][] acquire) {
+        byte[][] malformed = acquire.clone();
+        malformed[4] = bytes("not a window");
+        return malformed;
+    }
+
+    /** Asserts that a decision failed alone, with the script's error for a window that is not a number. */
+    private static void assertFailedInTheScript(CompletableFuture<List<Long>> reply) {
+        assertThatExceptionOfType(java.util.concurrent.ExecutionException.class).isThrownBy(reply::get)
+                .withCauseInstanceOf(RedisBackendException.class)
+                .withRootCauseInstanceOf(RedisCommandExecutionException.class)
+                .withMessageContaining("arithmetic");
     }
 
     private static long remaining(CompletableFuture<List<Long>> reply) throws Exception {
