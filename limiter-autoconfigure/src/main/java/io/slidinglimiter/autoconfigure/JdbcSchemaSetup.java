@@ -15,9 +15,11 @@ import io.slidinglimiter.jdbc.JdbcSchema;
  * Checks at start that the database can hold the counters, creating the table when told to.
  * <p>
  * A database other than PostgreSQL 15 or later fails the start, naming the ones supported; a missing
- * table fails it with the DDL's location and both ways to create it. A database that does not answer
- * at start is said once: the application starts, and decisions follow the failure policy until it
- * answers (the table is checked by the first of them).
+ * table fails it with the DDL's location and both ways to create it; so do a table name the database
+ * reserves, a user without the privileges every decision needs, and a DDL the database refuses under
+ * {@code initialize-schema: always}, each naming the property and the fix. Only a database that cannot
+ * be reached at start is said once: the application starts, and decisions follow the failure policy
+ * until it answers (the table is checked by the first of them).
  */
 final class JdbcSchemaSetup {
 
@@ -33,11 +35,13 @@ final class JdbcSchemaSetup {
      * @param table the counters' table
      * @param initialization {@code limiter.jdbc.initialize-schema}
      * @param properties the limiter's properties, for the property a failure names
-     * @throws InvalidLimiterConfigurationException for another database, or a missing table
+     * @throws InvalidLimiterConfigurationException for another database, a missing table, a reserved name,
+     * missing privileges, or any other error the database answered
      */
     static void prepare(DataSource dataSource, CounterTable table, LimiterProperties.SchemaInitialization initialization,
             LimiterProperties properties) {
         JdbcSchema schema = new JdbcSchema(dataSource, table);
+        String step = "limiter.jdbc.table";
         try {
             String unsupported = schema.unsupportedDatabase();
             if (unsupported != null) {
@@ -46,8 +50,16 @@ final class JdbcSchemaSetup {
                                 + " decides in " + JdbcSchema.SUPPORTED, "Point spring.datasource.url at a"
                                         + " PostgreSQL database, or use limiter.backend=redis or local.");
             }
+            String rejected = schema.rejectedName();
+            if (rejected != null) {
+                throw new InvalidLimiterConfigurationException("limiter.jdbc.table", "is " + table.name() + ", but "
+                        + rejected, "Name the table otherwise, for example limiter.jdbc.table=" + table.name()
+                                + "_counters (lower-case letters, digits and underscores).");
+            }
             if (initialization == LimiterProperties.SchemaInitialization.ALWAYS) {
+                step = "limiter.jdbc.initialize-schema";
                 schema.create();
+                step = "limiter.jdbc.table";
             }
             if (!schema.isPresent()) {
                 throw new InvalidLimiterConfigurationException("limiter.jdbc.table", "is " + table.name()
@@ -57,12 +69,37 @@ final class JdbcSchemaSetup {
                                 + " Liquibase migration (naming the table " + table.name() + "), or set"
                                 + " limiter.jdbc.initialize-schema=always so that the limiter creates them at start.");
             }
+            String missing = schema.missingPrivileges();
+            if (missing != null) {
+                throw new InvalidLimiterConfigurationException("limiter.jdbc.table", "is " + table.name()
+                        + ", but the application's database " + missing + ": every decision would fail",
+                        "Grant them to the application's user (GRANT SELECT, INSERT, UPDATE, DELETE ON " + table.name()
+                                + ", " + table.limitsTable() + " TO <user>), or name a table it may use.");
+            }
         }
         catch (SQLException ex) {
+            if (!JdbcSchema.isUnreachable(ex)) {
+                throw refused(step, table, ex);
+            }
             logger.warn("Sliding Limiter could not reach the database at start (" + ex.getMessage() + "): limits on"
                     + " jdbc follow limiter.jdbc.on-failure (or each limit's own) until it answers, and the table "
                     + table.name() + " is not checked. Decisions that fail meanwhile are logged once as an outage.");
         }
+    }
+
+    /** The start's failure for a statement the database answered with an error: a name, a privilege, a DDL it refused. */
+    private static InvalidLimiterConfigurationException refused(String step, CounterTable table, SQLException ex) {
+        String said = "the database refused the limiter's " + ("limiter.jdbc.table".equals(step) ? "check of"
+                : "creation of") + " table " + table.name() + " (SQLSTATE " + ex.getSQLState() + ": "
+                + ex.getMessage() + ")";
+        if ("limiter.jdbc.initialize-schema".equals(step)) {
+            return new InvalidLimiterConfigurationException(step, "is always, but " + said, "Create the table from "
+                    + CounterTable.SCHEMA + " in a migration run by a user allowed to (or GRANT CREATE ON SCHEMA"
+                    + " to the application's user), then set limiter.jdbc.initialize-schema=never.");
+        }
+        return new InvalidLimiterConfigurationException(step, "is " + table.name() + ", but " + said,
+                "Name a table the application's user may use, or grant it SELECT, INSERT, UPDATE and DELETE on "
+                        + table.name() + " and " + table.limitsTable() + ".");
     }
 
 }

@@ -199,6 +199,54 @@ class LimiterJdbcAutoConfigurationTests {
                 (description) -> assertThat(description).contains("limiter.jdbc.table").contains("not a table name"));
     }
 
+    /** A word PostgreSQL reserves is a syntax error in every statement: the start fails, naming it. */
+    @Test
+    void aTableNamePostgresqlReservesFailsTheStart() {
+        FailureAnalysisAccess.assertStartFails(onTheDatabase().withPropertyValues("limiter.jdbc.table=order"),
+                (description) -> assertThat(description).contains("limiter.jdbc.table").contains("'order'")
+                        .contains("reserves"));
+    }
+
+    /**
+     * A user that may not use the table (made by another user, no grant) fails the start naming what it
+     * lacks; once granted, the same application starts.
+     */
+    @Test
+    void aUserWithoutPrivilegesOnTheTableFailsTheStartNamingWhatItLacks() {
+        server.execute(new CounterTable("not_granted").schema());
+        server.execute("DROP ROLE IF EXISTS not_granted_user; CREATE ROLE not_granted_user LOGIN");
+        ApplicationContextRunner asTheUser = this.runner.withPropertyValues("spring.datasource.url="
+                + server.jdbcUrl().replace("user=" + PostgresServer.USER, "user=not_granted_user"),
+                "limiter.jdbc.initialize-schema=never", "limiter.jdbc.table=not_granted");
+        asTheUser.run((context) -> {
+            FailureAnalysis analysis = FailureAnalysisAccess.of(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("limiter.jdbc.table").contains("not_granted_user lacks")
+                    .contains("SELECT ON not_granted").contains("UPDATE ON not_granted_limits");
+            assertThat(analysis.getAction()).contains("GRANT SELECT, INSERT, UPDATE, DELETE ON not_granted");
+        });
+        server.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON not_granted, not_granted_limits TO not_granted_user");
+        asTheUser.run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    /**
+     * {@code initialize-schema: always} for a user that may not create in the schema: the database's
+     * refusal fails the start naming the property, not "could not reach the database".
+     */
+    @Test
+    void aSchemaTheUserMayNotCreateInFailsTheStartUnderInitializeSchemaAlways() {
+        server.execute("DROP ROLE IF EXISTS no_create_user; CREATE ROLE no_create_user LOGIN;"
+                + " REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+        this.runner.withPropertyValues("spring.datasource.url="
+                + server.jdbcUrl().replace("user=" + PostgresServer.USER, "user=no_create_user"),
+                "limiter.jdbc.initialize-schema=always", "limiter.jdbc.table=never_created").run((context) -> {
+                    FailureAnalysis analysis = FailureAnalysisAccess.of(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("limiter.jdbc.initialize-schema")
+                            .contains("refused").contains("42501");
+                    assertThat(analysis.getAction()).contains("schema-postgresql.sql")
+                            .contains("limiter.jdbc.initialize-schema=never");
+                });
+    }
+
     @Test
     void aDatabaseOtherThanPostgresqlFailsTheStartNamingTheSupportedOnes() {
         FailureAnalysisAccess.assertStartFails(this.runner.withPropertyValues("spring.datasource.url=jdbc:h2:mem:other"),

@@ -65,20 +65,25 @@ final class CallOutcomes {
      * Only the server's own failures count towards the breaker and the outage: a call that timed out
      * while the server answered others, or whose reply came soon after, was slow here (a paused or busy
      * JVM, a queue), and a failure of one limit's own values or data ({@link LimitFaults}) is that
-     * limit's: only this call falls back.
+     * limit's: only this call falls back. Either gives back the half-open probe the call may hold, so
+     * that the next call probes: a probe that no outcome ended would keep the breaker open for good. A
+     * call that held none (it was sent while the breaker was closed) lets one more probe out at most.
      */
     void recordFailure(RuntimeException ex, CircuitBreaker breaker) {
         if (this.remote.isLimitsOwn(ex)) {
             // The server answered, or was never asked: the fault is the limit's, not the shard's.
+            breaker.returnProbe();
             return;
         }
         if (ex instanceof LateFailure late) {
-            late.serverFailed().thenAccept((serverFailed) -> {
-                if (serverFailed) {
+            late.serverFailed().whenComplete((serverFailed, unknown) -> {
+                if (unknown != null || serverFailed) {
+                    // A check that could not tell is the server's failure: the breaker ends the probe either way.
                     recordServerFailure(ex, breaker);
                 }
                 else {
                     this.slowCalls.add(ex);
+                    breaker.returnProbe();
                     // Its reply came: the shard answers, and can be told what fallbacks admitted.
                     reportToAnswering(breaker);
                 }

@@ -10,7 +10,9 @@ import io.slidinglimiter.core.LimitDefinition;
  * frees, which bounds any cost), its time is counted from before the call was sent (so it ends no
  * later than the server's {@code T}), and it is ignored once the limit's definition changed (its permits
  * per window, a plan's quota, its window). It is kept at most {@code maxMillis}, so that a reset or
- * a limit change made on another instance is seen by then. Bounded: past {@code maxEntries},
+ * a limit change made on another instance is seen by then; while kept, it answers the server's own
+ * retry-after and reset, counted from when the call was sent, not the entry's shorter life (a client
+ * told to come back in a second would come back every second). Bounded: past {@code maxEntries},
  * expired entries are dropped, and new ones are not kept while it stays full.
  */
 final class DenialCache {
@@ -25,7 +27,7 @@ final class DenialCache {
      * reset the key or change its limit meanwhile, and this one learns of it only from the server
      */
     DenialCache(int maxEntries, long maxMillis) {
-        this.entries = new ExpiringEntries<>(maxEntries, Entry::untilMillis);
+        this.entries = new ExpiringEntries<>(maxEntries, Entry::keptUntilMillis);
         this.maxMillis = maxMillis;
     }
 
@@ -42,18 +44,19 @@ final class DenialCache {
         if (entry == null || entry.definition != limit && !entry.definition.equals(limit)) {
             return null;
         }
-        if (nowMillis >= entry.untilMillis) {
+        if (nowMillis >= entry.keptUntilMillis) {
             this.entries.remove(new Entry.Key(limit.name(), key), entry);
             return null;
         }
-        return new Decision(false, limit.limit(), 0, entry.untilMillis - nowMillis,
-                Math.max(entry.untilMillis, entry.resetAtMillis) - nowMillis);
+        return new Decision(false, limit.limit(), 0, entry.retryAtMillis - nowMillis,
+                Math.max(entry.retryAtMillis, entry.resetAtMillis) - nowMillis);
     }
 
     /** Remembers a rejection, under {@code limit}, of a call of cost 1 that was sent at {@code sentAtMillis}. */
     void put(LimitDefinition limit, String key, Decision rejection, long sentAtMillis, long nowMillis) {
-        long untilMillis = Math.min(sentAtMillis + rejection.retryAfterMillis(), nowMillis + this.maxMillis);
-        this.entries.put(new Entry.Key(limit.name(), key), new Entry(untilMillis,
+        long retryAtMillis = sentAtMillis + rejection.retryAfterMillis();
+        long keptUntilMillis = Math.min(retryAtMillis, nowMillis + this.maxMillis);
+        this.entries.put(new Entry.Key(limit.name(), key), new Entry(keptUntilMillis, retryAtMillis,
                 sentAtMillis + rejection.resetAfterMillis(), limit), nowMillis);
     }
 
@@ -66,7 +69,14 @@ final class DenialCache {
         this.entries.clear();
     }
 
-    private record Entry(long untilMillis, long resetAtMillis, LimitDefinition definition) {
+    /**
+     * @param keptUntilMillis when the entry stops answering: the server's retry time, at most
+     * {@code maxMillis} after it was made
+     * @param retryAtMillis when the server said the next permit frees
+     * @param resetAtMillis when the server said the window is empty
+     * @param definition the limit's definition when the server denied
+     */
+    private record Entry(long keptUntilMillis, long retryAtMillis, long resetAtMillis, LimitDefinition definition) {
 
         private record Key(String limitName, String key) {
         }

@@ -220,6 +220,8 @@ public class ResilientBackend implements RateLimitBackend {
             Decisions admitted = ((LeaseStep.Waited) taken).admitted();
             Decision denied = (admitted == null) ? cachedDenial(limit, key) : null;
             if (admitted != null || denied != null) {
+                // Answered without a call: a probe the breaker granted it goes back for the next call.
+                breaker.returnProbe();
                 return CompletableFuture.completedFuture((admitted != null) ? admitted : single(denied, 0));
             }
             return decideOnServer(requests, breaker, true, blocking);

@@ -34,6 +34,35 @@ public final class CounterKeys {
     }
 
     /**
+     * The key as a text column stores it (PostgreSQL's {@code text}, which holds neither a NUL nor a
+     * surrogate without its pair): {@link #bounded}, and the digest form also for a key with either, so
+     * that every key has a row of its own and no key fails its statements. The digest is of the key's
+     * {@link #bytes}, which tell apart what the database would write as one.
+     * @param key a counter key
+     * @return the key itself, or its digest form
+     */
+    public static String inText(String key) {
+        return (fits(key) && !key.startsWith(DIGEST_PREFIX) && isText(key)) ? key : digest(key);
+    }
+
+    /** Whether a key has no NUL and no surrogate without its pair. */
+    private static boolean isText(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == '\0') {
+                return false;
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                i++;
+            }
+            else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Whether a key is short enough to be stored as it is.
      * @param key a counter key
      * @return whether it has at most {@value #MAX_KEY_BYTES} UTF-8 bytes

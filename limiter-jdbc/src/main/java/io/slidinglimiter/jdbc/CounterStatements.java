@@ -14,6 +14,7 @@ import io.slidinglimiter.core.Algorithm;
 import io.slidinglimiter.core.Decisions;
 import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRequest;
+import io.slidinglimiter.internal.CounterKeys;
 
 /**
  * The counters' two statements as JDBC sends them: their parameters, their replies.
@@ -140,7 +141,7 @@ final class CounterStatements {
     private static int indexOf(List<LimitRequest> requests, String name, String key) {
         for (int i = 0; i < requests.size(); i++) {
             LimitRequest request = requests.get(i);
-            if (request.key().equals(key) && request.limit().name().equals(name)) {
+            if (request.limit().name().equals(name) && CounterKeys.inText(request.key()).equals(key)) {
                 return i;
             }
         }
@@ -212,7 +213,7 @@ final class CounterStatements {
      */
     private static void setRow(PreparedStatement statement, LimitDefinition limit, String key) throws SQLException {
         statement.setString(1, limit.name());
-        statement.setString(2, key);
+        statement.setString(2, CounterKeys.inText(key));
         statement.setInt(3, limit.subWindows());
         statement.setLong(4, limit.windowMillis());
         statement.setLong(5, limit.limit());
@@ -270,7 +271,7 @@ final class CounterStatements {
                 LimitRequest request = requests.get(i);
                 LimitDefinition limit = request.limit();
                 columns.names[i] = limit.name();
-                columns.keys[i] = request.key();
+                columns.keys[i] = CounterKeys.inText(request.key());
                 columns.algorithms[i] = (limit.algorithm() == Algorithm.SLIDING_LOG) ? 1 : 0;
                 columns.windows[i] = limit.windowMillis();
                 columns.subWindows[i] = limit.subWindows();

@@ -50,9 +50,6 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     /** The longest a decision waits for a connection its own decisions hold, or a reply while the database answers. */
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
 
-    /** The most keys one report of fallback admissions counts in one statement. */
-    static final int KEYS_PER_REPORT = 100;
-
     private static final String ACQUIRE = "acquire";
 
     private static final String PEEK = "peek";
@@ -74,6 +71,9 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
 
     /** The times statements are handed: a test's, or the database's with a deadline. */
     private final StatementClock clock;
+
+    /** Counts in the database what fallbacks admitted while it did not decide. */
+    private final AdmissionReports reports;
 
     /** Where fallback admissions are counted and leases topped up, off the callers' threads. */
     private final ExecutorService background;
@@ -113,6 +113,8 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
             thread.setDaemon(true);
             return thread;
         });
+        this.reports = new AdmissionReports((requests, permits) -> call(SETTLE, 0L, 0, requests, permits),
+                this::isLimitsOwn, this.background);
     }
 
     /**
@@ -374,29 +376,12 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     /**
      * {@inheritDoc}
      * <p>
-     * Up to {@value #KEYS_PER_REPORT} keys per statement, on a thread of the backend's own.
+     * Up to {@value AdmissionReports#KEYS_PER_REPORT} keys per statement, on a thread of the backend's own;
+     * a key the database cannot count is reported alone and dropped ({@link AdmissionReports}).
      */
     @Override
     public CompletionStage<List<Admitted>> countAdmitted(List<Admitted> admitted) {
-        return CompletableFuture.supplyAsync(() -> {
-            for (int from = 0; from < admitted.size(); from += KEYS_PER_REPORT) {
-                List<Admitted> part = admitted.subList(from, Math.min(admitted.size(), from + KEYS_PER_REPORT));
-                List<LimitRequest> requests = new ArrayList<>(part.size());
-                long[] permits = new long[part.size()];
-                for (int i = 0; i < part.size(); i++) {
-                    requests.add(new LimitRequest(part.get(i).limit(), part.get(i).key(), 1));
-                    permits[i] = part.get(i).permits();
-                }
-                try {
-                    // As a settle counts a charge beyond the cost: now, whether or not it fits.
-                    call(SETTLE, 0L, 0, requests, permits);
-                }
-                catch (RuntimeException ex) {
-                    return List.copyOf(admitted.subList(from, admitted.size()));
-                }
-            }
-            return List.<Admitted>of();
-        }, this.background);
+        return this.reports.count(admitted);
     }
 
     /**

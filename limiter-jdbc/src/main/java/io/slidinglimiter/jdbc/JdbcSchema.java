@@ -5,6 +5,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 
 import javax.sql.DataSource;
@@ -52,6 +53,96 @@ public final class JdbcSchema {
             }
             return product + " " + metaData.getDatabaseProductVersion();
         }
+    }
+
+    /**
+     * Why the database would refuse the table's name written unquoted, or null when it takes it: a word
+     * PostgreSQL reserves ({@code order}, {@code user}, {@code join}) is a syntax error in every statement.
+     * @return the database's reason, or null
+     * @throws SQLException when the database cannot be reached
+     */
+    public String rejectedName() throws SQLException {
+        String name = this.table.name().substring(this.table.name().lastIndexOf('.') + 1);
+        try (Connection connection = this.dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(
+                        "SELECT catdesc FROM pg_get_keywords() WHERE word = ? AND catcode IN ('R', 'T')")) {
+            statement.setString(1, name);
+            try (ResultSet result = statement.executeQuery()) {
+                String reason = result.next() ? "'" + name + "' is a word PostgreSQL reserves (" + result.getString(1)
+                        + "), which no statement can name a table by unquoted" : null;
+                JdbcConnections.commitIfAsked(connection);
+                return reason;
+            }
+        }
+    }
+
+    /**
+     * The privileges the database's user lacks to decide, change limits and sweep: on the table,
+     * select, insert, update and delete; on its changes' table likewise; execute on its functions.
+     * @return what it lacks, as a {@code GRANT} would name it, or null when it lacks nothing
+     * @throws SQLException when the database cannot be reached
+     */
+    public String missingPrivileges() throws SQLException {
+        String[] grants = { "SELECT", "INSERT", "UPDATE", "DELETE" };
+        StringBuilder query = new StringBuilder("SELECT current_user");
+        for (String grant : grants) {
+            query.append(", has_table_privilege(?, '").append(grant).append("'), has_table_privilege(?, '")
+                    .append(grant).append("')");
+        }
+        query.append(", has_function_privilege(to_regproc(?)::oid, 'EXECUTE')");
+        try (Connection connection = this.dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(query.toString())) {
+            int parameter = 1;
+            for (int i = 0; i < grants.length; i++) {
+                statement.setString(parameter++, this.table.name());
+                statement.setString(parameter++, this.table.limitsTable());
+            }
+            statement.setString(parameter, this.table.name() + "_decide");
+            try (ResultSet result = statement.executeQuery()) {
+                result.next();
+                StringBuilder missing = new StringBuilder();
+                int column = 2;
+                for (String grant : grants) {
+                    if (!result.getBoolean(column++)) {
+                        missing.append(missing.isEmpty() ? "" : "; ").append(grant).append(" ON ").append(this.table.name());
+                    }
+                    if (!result.getBoolean(column++)) {
+                        missing.append(missing.isEmpty() ? "" : "; ").append(grant).append(" ON ")
+                                .append(this.table.limitsTable());
+                    }
+                }
+                if (!result.getBoolean(column)) {
+                    missing.append(missing.isEmpty() ? "" : "; ").append("EXECUTE ON FUNCTION ")
+                            .append(this.table.name()).append("_decide");
+                }
+                String user = result.getString(1);
+                JdbcConnections.commitIfAsked(connection);
+                return missing.isEmpty() ? null : "user " + user + " lacks " + missing;
+            }
+        }
+    }
+
+    /**
+     * Whether a failure at start says the database could not be reached, rather than refused what was
+     * asked: a connection's failure (SQLSTATE class 08), a server shutting down or starting (57P), a
+     * pool that gave no connection in time.
+     * @param failure what a check failed with
+     * @return whether the database was out of reach
+     */
+    public static boolean isUnreachable(SQLException failure) {
+        if (failure instanceof SQLTransientConnectionException) {
+            return true;
+        }
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
     }
 
     /**

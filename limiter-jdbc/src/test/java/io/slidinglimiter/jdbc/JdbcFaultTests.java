@@ -7,15 +7,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -28,6 +25,7 @@ import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.failover.ResilientBackend;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.CapturedLog;
 import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.PostgresServer;
 
@@ -391,34 +389,6 @@ class JdbcFaultTests {
                 });
             }
         }
-    }
-
-    /** The records one logger publishes while open. */
-    private static final class CapturedLog extends Handler implements AutoCloseable {
-
-        final List<LogRecord> records = new CopyOnWriteArrayList<>();
-
-        private final Logger logger;
-
-        CapturedLog(String category) {
-            this.logger = Logger.getLogger(category);
-            this.logger.addHandler(this);
-        }
-
-        @Override
-        public void publish(LogRecord record) {
-            this.records.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-            this.logger.removeHandler(this);
-        }
-
     }
 
 }

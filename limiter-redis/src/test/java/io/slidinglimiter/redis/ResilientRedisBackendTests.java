@@ -1,5 +1,6 @@
 package io.slidinglimiter.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,11 +20,13 @@ import io.slidinglimiter.core.LimitRequest;
 import io.slidinglimiter.core.TimeSource;
 import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.local.LocalBackend;
+import io.slidinglimiter.testsupport.CapturedLog;
 import io.slidinglimiter.testsupport.ConcurrentCalls;
 import io.slidinglimiter.testsupport.RedisExtension;
 import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Redis failing under load: each test stops, pauses or restarts its own redis-server. These run on
@@ -206,6 +209,65 @@ class ResilientRedisBackendTests {
         assertThat(inRedis.get(0)).as("decided in Redis with the cache").isLessThan(50 + 16 * 3);
         assertThat(inRedis.get(1)).as("decided in Redis without the cache").isEqualTo(16 * 200);
         assertThat(this.fallbacksSeen).hasValue(0);
+    }
+
+    /**
+     * Fallback admissions of many keys are reported in one script call once Redis answers, a key whose
+     * counter's name holds a value of another type among them: the script replaces what it cannot
+     * read, so no key's data fails a report, and every key's admissions land.
+     */
+    @Test
+    void aKeyWithUnreadableDataNeverHoldsBackTheOthersReports() throws Exception {
+        ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, 1_000);
+        LimitDefinition limit = LimitDefinition.of("reported", 1_000, Duration.ofMinutes(5), 10);
+        String poison = new String(new RedisKeys("limiter").counterKey("reported", "poison"), StandardCharsets.UTF_8);
+        this.redis.server().call((redis) -> redis.set(poison, "not a counter"));
+        try (CapturedLog dropped = new CapturedLog("io.slidinglimiter.failover.UnreportableKeys")) {
+            CompletableFuture<Void> stalled = CompletableFuture.runAsync(() -> this.redis.server().stall(1.5));
+            AtomicInteger victimCalls = new AtomicInteger();
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                victimCalls.incrementAndGet();
+                assertThat(backend.tryAcquire(limit, "victim", 1).allowed()).isTrue();
+                return this.fallbacksSeen.get() > 0;
+            });
+            for (int i = 0; i < 3; i++) {
+                victimCalls.incrementAndGet();
+                assertThat(backend.tryAcquire(limit, "victim", 1).allowed()).as("fail-open").isTrue();
+                assertThat(backend.tryAcquire(limit, "poison", 1).allowed()).as("fail-open").isTrue();
+            }
+            stalled.get(10, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                backend.tryAcquire(limit, "other", 1);
+                assertThat(backend.usage(limit, "victim").used()).as("every victim call, decided or reported")
+                        .isEqualTo(victimCalls.get());
+            });
+            assertThat(backend.usage(limit, "poison").used()).as("the 3 fail-open admitted").isEqualTo(3);
+            assertThat(dropped.records).isEmpty();
+        }
+    }
+
+    /**
+     * A key out of permits for minutes: the refusal the denial cache answers tells Redis's wait,
+     * counted from when Redis said it, not the cache's own second (a client told to retry in a second
+     * would come back every second).
+     */
+    @Test
+    void aRefusalFromTheDenialCacheTellsRedissWait() {
+        ResilientRedisBackend backend = backend(FailurePolicy.FAIL_OPEN, 1_000, TimeSource.monotonic(),
+                Duration.ofSeconds(5));
+        LimitDefinition limit = LimitDefinition.of("waited", 1, Duration.ofMinutes(5), 10);
+        assertThat(backend.tryAcquire(limit, "k", 1).allowed()).isTrue();
+        Decision fromRedis = backend.tryAcquire(limit, "k", 1);
+        this.redis.server().call((redis) -> redis.configResetstat());
+        Decision fromCache = backend.tryAcquire(limit, "k", 1);
+        assertThat(scriptCalls()).as("answered by the cache").isZero();
+        assertThat(fromRedis.allowed()).isFalse();
+        assertThat(fromCache.allowed()).isFalse();
+        assertThat(fromRedis.retryAfterMillis()).isGreaterThan(Duration.ofMinutes(4).toMillis());
+        assertThat(fromCache.retryAfterMillis()).as("Redis's wait, not the cache's second")
+                .isGreaterThan(Duration.ofMinutes(4).toMillis())
+                .isLessThanOrEqualTo(fromRedis.retryAfterMillis());
+        assertThat(fromCache.resetAfterMillis()).isGreaterThanOrEqualTo(fromCache.retryAfterMillis());
     }
 
     /**
