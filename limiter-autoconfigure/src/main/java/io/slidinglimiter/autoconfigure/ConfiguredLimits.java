@@ -21,6 +21,7 @@ import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.expression.InvalidExpressionException;
 import io.slidinglimiter.expression.LimiterExpressionParser;
 import io.slidinglimiter.expression.PlanExpression;
+import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.redis.RedisBackend;
 
 /**
@@ -190,6 +191,11 @@ final class ConfiguredLimits {
      * exactly ({@code property} holds it, {@code prefix} names the limit); null when there is none.
      */
     private static Problem beyondBackend(String prefix, String property, long value, String backend) {
+        if (Backends.LOCAL.equals(backend) && value > LocalBackend.MAX_LIMIT) {
+            return new Problem(property, "is " + value + ", more than the local backend counts (" + LocalBackend.MAX_LIMIT
+                    + ", 2^53: larger counts could wrap)", "Set " + property + " to at most " + LocalBackend.MAX_LIMIT
+                            + ".");
+        }
         if (Backends.JDBC.equals(backend) && value > JDBC_MAX_LIMIT) {
             return new Problem(property, "is " + value + ", more than the database backend counts (" + JDBC_MAX_LIMIT
                     + ", 2^53)", "Set " + property + " to at most " + JDBC_MAX_LIMIT + ", or " + prefix

@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.slidinglimiter.core.TimeSource;
@@ -17,7 +18,10 @@ import io.slidinglimiter.core.TimeSource;
  * When a new key
  * needs room, at least once a minute while keys arrive, and every {@value #SCHEDULED_SWEEP_MILLIS}
  * ms on a daemon thread that all backends share, so that a flood's counters go soon after their
- * window whether or not new keys arrive. A counter that holds permits is never dropped.
+ * window whether or not new keys arrive. A counter that holds permits is never dropped. The thread
+ * starts with the first store and ends with the last one closed (or collected unclosed), so that an
+ * application that stops, or fails to start, leaves no thread of the limiter's behind (a servlet
+ * container warns of one as a leak).
  */
 final class IdleCounters implements AutoCloseable {
 
@@ -30,12 +34,14 @@ final class IdleCounters implements AutoCloseable {
     /** How often, in real time, the sweeper drops every backend's counters that hold nothing. */
     static final long SCHEDULED_SWEEP_MILLIS = 10_000;
 
-    /** One daemon thread for every backend; a backend left unclosed is still collected. */
-    private static final ScheduledExecutorService SWEEPER = Executors.newSingleThreadScheduledExecutor((task) -> {
-        Thread thread = new Thread(task, "limiter-local-sweeper");
-        thread.setDaemon(true);
-        return thread;
-    });
+    /** One daemon thread for every backend while any is open; null while none is. */
+    private static ScheduledExecutorService sweeper;
+
+    /** The stores that hold a turn on {@link #sweeper}. */
+    private static int openStores;
+
+    /** Whether this store gave its turn back. */
+    private final AtomicBoolean released = new AtomicBoolean();
 
     private final Map<String, LimitCounters> limits;
 
@@ -66,10 +72,12 @@ final class IdleCounters implements AutoCloseable {
         // The schedule holds this store weakly: a backend nobody closed is collected all the same.
         WeakReference<IdleCounters> self = new WeakReference<>(this);
         ScheduledFuture<?>[] turn = new ScheduledFuture<?>[1];
-        turn[0] = SWEEPER.scheduleWithFixedDelay(() -> {
+        AtomicBoolean released = this.released;
+        turn[0] = openSweeper().scheduleWithFixedDelay(() -> {
             IdleCounters idle = self.get();
             if (idle == null) {
                 turn[0].cancel(false);
+                release(released);
                 return;
             }
             idle.sweep(idle.timeSource.currentTimeMillis(), false);
@@ -126,6 +134,33 @@ final class IdleCounters implements AutoCloseable {
     @Override
     public void close() {
         this.scheduled.cancel(false);
+        release(this.released);
+    }
+
+    /** The shared sweeper, started for the first open store. */
+    private static synchronized ScheduledExecutorService openSweeper() {
+        if (sweeper == null) {
+            sweeper = Executors.newSingleThreadScheduledExecutor((task) -> {
+                Thread thread = new Thread(task, "limiter-local-sweeper");
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        openStores++;
+        return sweeper;
+    }
+
+    /** Gives a store's turn back, once; the last one stops the sweeper's thread. */
+    private static synchronized void release(AtomicBoolean released) {
+        if (released.compareAndSet(false, true) && --openStores == 0) {
+            sweeper.shutdownNow();
+            sweeper = null;
+        }
+    }
+
+    /** @return the stores that hold a turn on the shared sweeper: for tests of its thread's life */
+    static synchronized int openStores() {
+        return openStores;
     }
 
 }

@@ -45,6 +45,12 @@ public class LocalBackend implements RateLimitBackend {
     /** The default bound on live counters. */
     public static final long DEFAULT_MAX_KEYS = 1_000_000;
 
+    /**
+     * The largest limit the local counters count, as every backend does (2^53): counts, costs and
+     * charges summed in a window stay far inside a {@code long}, so that none wraps.
+     */
+    public static final long MAX_LIMIT = 1L << 53;
+
     /** The most the default bound on the estimated bytes of live counters takes: 256 MB. */
     public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
 
@@ -161,6 +167,7 @@ public class LocalBackend implements RateLimitBackend {
     @Override
     public Decision tryAcquire(LimitDefinition limit, String key, long cost) {
         LimitRequest.checkCost(limit, cost);
+        checkLimit(limit);
         long nowMillis = this.timeSource.currentTimeMillis();
         while (true) {
             Decision decision = this.store.counterFor(limit, key, nowMillis).tryAcquire(nowMillis, cost, limit.limit());
@@ -208,6 +215,7 @@ public class LocalBackend implements RateLimitBackend {
         long[] limits = new long[count];
         for (int i = 0; i < count; i++) {
             LimitRequest request = requests.get(i);
+            checkLimit(request.limit());
             costs[i] = request.cost();
             limits[i] = request.limit().limit();
             for (int j = 0; j < i; j++) {
@@ -228,6 +236,24 @@ public class LocalBackend implements RateLimitBackend {
                 return decisions;
             }
         }
+    }
+
+    /**
+     * Refuses a limit above {@link #MAX_LIMIT}, whose counts could wrap.
+     * @param limit a limit's definition
+     * @throws IllegalArgumentException when its limit is above {@link #MAX_LIMIT}
+     */
+    private static void checkLimit(LimitDefinition limit) {
+        if (limit.limit() > MAX_LIMIT) {
+            throw new IllegalArgumentException("Limit '" + limit.name() + "' is " + limit.limit()
+                    + " permits, but the local backend counts at most " + MAX_LIMIT + " (2^53)");
+        }
+    }
+
+    /** {@value #MAX_LIMIT}: far inside the {@code long} every count is held in. */
+    @Override
+    public long largestLimit(LimitDefinition limit) {
+        return MAX_LIMIT;
     }
 
     /**

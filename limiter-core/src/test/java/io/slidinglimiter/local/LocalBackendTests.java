@@ -284,4 +284,61 @@ class LocalBackendTests {
         assertThat(this.backend.liveCounters()).isZero();
     }
 
+    /**
+     * A limit of at most 2^53 is counted without wrapping: its whole limit in one call, then nothing
+     * more; a larger limit, whose sums could wrap, is refused with its name, and the backend says so
+     * as its largest limit (the endpoint refuses a change past it).
+     */
+    @Test
+    void countsNeverWrapAndALimitPastTheBoundIsRefused() {
+        try (LocalBackend backend = new LocalBackend(new ManualTimeSource(0), 100)) {
+            LimitDefinition largest = LimitDefinition.of("largest", LocalBackend.MAX_LIMIT, Duration.ofSeconds(10), 10);
+            assertThat(backend.tryAcquire(largest, "k", LocalBackend.MAX_LIMIT).allowed()).isTrue();
+            assertThat(backend.tryAcquire(largest, "k", 1).allowed()).isFalse();
+            assertThat(backend.tryAcquire(largest, "k", LocalBackend.MAX_LIMIT).allowed()).isFalse();
+            assertThat(backend.peek(largest, "k").remaining()).isZero();
+            LimitDefinition beyond = LimitDefinition.of("beyond", Long.MAX_VALUE, Duration.ofSeconds(10), 10);
+            assertThatIllegalArgumentException().isThrownBy(() -> backend.tryAcquire(beyond, "k", Long.MAX_VALUE))
+                    .withMessageContaining("'beyond'").withMessageContaining("2^53");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> backend.tryAcquireAll(List.of(new LimitRequest(beyond, "k", 1))));
+            assertThat(backend.largestLimit(beyond)).isEqualTo(LocalBackend.MAX_LIMIT);
+        }
+    }
+
+    /**
+     * The sweeper's thread lives while a backend is open: closing the last one ends it, so that an
+     * application that stops or fails to start leaves no limiter thread behind; the next backend
+     * starts it again.
+     */
+    @Test
+    void closingTheLastBackendEndsTheSweepersThread() throws Exception {
+        int before = IdleCounters.openStores();
+        List<LocalBackend> backends = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            backends.add(new LocalBackend(new ManualTimeSource(0), 100));
+        }
+        assertThat(IdleCounters.openStores()).isEqualTo(before + 3);
+        assertThat(sweeperThreads()).isNotEmpty();
+        for (LocalBackend backend : backends) {
+            backend.close();
+            backend.close();
+        }
+        assertThat(IdleCounters.openStores()).as("closed twice, released once").isEqualTo(before);
+        if (before == 0) {
+            for (Thread thread : sweeperThreads()) {
+                thread.join(10_000);
+            }
+            assertThat(sweeperThreads()).as("no backend open: no thread").isEmpty();
+        }
+        try (LocalBackend again = new LocalBackend(new ManualTimeSource(0), 100)) {
+            assertThat(sweeperThreads()).isNotEmpty();
+        }
+    }
+
+    private static List<Thread> sweeperThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter((thread) -> thread.getName().equals("limiter-local-sweeper") && thread.isAlive()).toList();
+    }
+
 }
