@@ -3,6 +3,7 @@ package io.slidinglimiter.actuate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -27,7 +28,8 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 
     private final List<RemoteBackendStatus> remotes;
 
-    private final Map<String, Map<String, String>> policies;
+    /** A backend's limits, each with its failure policy, by limit name: read at each check. */
+    private final Function<RemoteBackendStatus, Map<String, String>> limitsOf;
 
     /**
      * Creates the indicator for the Redis backend alone.
@@ -44,9 +46,24 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
      * @param policies by backend name, each of its configured limits' failure policy, by limit name
      */
     public RateLimiterHealthIndicator(List<RemoteBackendStatus> remotes, Map<String, Map<String, String>> policies) {
+        this(remotes, fixed(Map.copyOf(policies)));
+    }
+
+    /**
+     * Creates the indicator that lists, at each check, every limit a backend decides: those of the
+     * configuration and those an annotation or the API defined since.
+     * @param remotes the remote backends
+     * @param limitsOf a backend's limits now, each with its failure policy, by limit name
+     */
+    public RateLimiterHealthIndicator(List<RemoteBackendStatus> remotes,
+            Function<RemoteBackendStatus, Map<String, String>> limitsOf) {
         super("Rate limiter health check failed");
         this.remotes = List.copyOf(remotes);
-        this.policies = Map.copyOf(policies);
+        this.limitsOf = limitsOf;
+    }
+
+    private static Function<RemoteBackendStatus, Map<String, String>> fixed(Map<String, Map<String, String>> policies) {
+        return (remote) -> policies.getOrDefault(remote.backend(), Map.of());
     }
 
     @Override
@@ -70,7 +87,7 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
     private Status check(RemoteBackendStatus remote, Map<String, Object> details) {
         FailoverStatus status = remote.status();
         details.put("onFailure", status.defaultPolicy().id());
-        details.put("limits", this.policies.getOrDefault(remote.backend(), Map.of()));
+        details.put("limits", this.limitsOf.apply(remote));
         details.put("circuit", status.isCircuitOpen() ? "open" : "closed");
         details.put("fallbackDecisions", status.fallbackDecisions());
         details.put("slowDecisions", status.slowDecisions());

@@ -20,6 +20,7 @@ import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
 import io.slidinglimiter.actuate.RateLimitersEndpoint;
 import io.slidinglimiter.actuate.RemoteBackendStatus;
+import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 
 /**
@@ -68,21 +69,23 @@ public class LimiterActuatorAutoConfiguration {
         @ConditionalOnEnabledHealthIndicator("ratelimiter")
         static class RemoteHealthConfiguration {
 
-            /** One contributor for every remote backend (Redis, the database), each limit with its own policy. */
+            /**
+             * One contributor for every remote backend (Redis, the database), each limit with its own
+             * policy: every limit of the registry at each check, annotations' included.
+             */
             @Bean
             @ConditionalOnMissingBean(name = "ratelimiterHealthIndicator")
             RateLimiterHealthIndicator ratelimiterHealthIndicator(ObjectProvider<RemoteBackendStatus> remotes,
-                    LimiterProperties properties) {
-                List<RemoteBackendStatus> backends = remotes.orderedStream().toList();
-                Map<String, Map<String, String>> policies = new TreeMap<>();
-                for (RemoteBackendStatus remote : backends) {
+                    LimiterProperties properties, LimitRegistry limitRegistry) {
+                return new RateLimiterHealthIndicator(remotes.orderedStream().toList(), (remote) -> {
                     Map<String, String> own = new TreeMap<>();
-                    properties.getLimits().keySet().stream()
-                            .filter((name) -> remote.backend().equals(ConfiguredLimits.backendOf(properties, name)))
-                            .forEach((name) -> own.put(name, remote.status().policyOf(name).id()));
-                    policies.put(remote.backend(), own);
-                }
-                return new RateLimiterHealthIndicator(backends, policies);
+                    for (LimitDefinition limit : limitRegistry.all()) {
+                        if (remote.backend().equals(ConfiguredLimits.backendOf(properties, limit.name()))) {
+                            own.put(limit.name(), remote.status().policyOf(limit.name()).id());
+                        }
+                    }
+                    return own;
+                });
             }
 
         }

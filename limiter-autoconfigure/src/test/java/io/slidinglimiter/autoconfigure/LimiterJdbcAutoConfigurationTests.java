@@ -24,6 +24,7 @@ import io.slidinglimiter.RateLimiters;
 import io.slidinglimiter.actuate.LimitChanges;
 import io.slidinglimiter.actuate.RateLimiterHealthIndicator;
 import io.slidinglimiter.actuate.RateLimitersEndpoint;
+import io.slidinglimiter.core.LimitDefinition;
 import io.slidinglimiter.core.LimitRegistry;
 import io.slidinglimiter.core.NamedBackend;
 import io.slidinglimiter.jdbc.CounterTable;
@@ -136,6 +137,11 @@ class LimiterJdbcAutoConfigurationTests {
             assertThat(health.getStatus()).isEqualTo(Status.UP);
             assertThat(health.getDetails()).containsEntry("jdbc", "UP").containsEntry("table", "limiter_counters")
                     .containsEntry("limits", Map.of("shared", "fail-closed"));
+            // A limit an annotation defines is registered at run time: health lists it with the default policy.
+            context.getBean(LimitRegistry.class).register(LimitDefinition.of("annotated", 5, Duration.ofSeconds(10), 10));
+            Health later = context.getBean(RateLimiterHealthIndicator.class).health(true);
+            assertThat(later.getDetails()).containsEntry("limits", Map.of("shared", "fail-closed", "annotated",
+                    later.getDetails().get("onFailure")));
         });
     }
 
