@@ -211,7 +211,7 @@ public class RateLimitersEndpoint {
         }
         catch (RemoteBackendException ex) {
             return unavailable("The limit was not changed: " + this.changes.serverName()
-                    + ", which shares it with every instance,", ex);
+                    + ", which shares it with every instance, failed", ex);
         }
         Map<String, Object> body = describe(this.registry.get(name));
         body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
@@ -237,7 +237,7 @@ public class RateLimitersEndpoint {
             }
             catch (RemoteBackendException ex) {
                 return unavailable("The limit was not reverted: " + this.changes.serverName()
-                        + ", which shares it with every instance,", ex);
+                        + ", which shares it with every instance, failed", ex);
             }
             Map<String, Object> body = describe(this.registry.get(name));
             body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
@@ -252,7 +252,7 @@ public class RateLimitersEndpoint {
         catch (RemoteBackendException ex) {
             RemoteBackendStatus remote = this.remotes.get(this.backends.apply(this.registry.get(name)));
             return unavailable("The key was not reset: " + ((remote != null) ? remote.status().serverName()
-                    : "the backend"), ex);
+                    : "the backend") + " failed", ex);
         }
         return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
     }
@@ -314,10 +314,13 @@ public class RateLimitersEndpoint {
         return duration.toMillis() / 1000.0;
     }
 
-    /** 503: {@code what} did not happen because its server did not answer; a sentence, never a stack trace. */
+    /**
+     * 503: {@code what} did not happen because its server failed it, saying how (the server's own words:
+     * out of reach, too slow, or its error); a sentence, never a stack trace.
+     */
     private static WebEndpointResponse<Map<String, Object>> unavailable(String what, RemoteBackendException ex) {
-        return new WebEndpointResponse<>(Map.of("error", what + " did not answer (" + ex.getMessage()
-                + "). Try again when it does."), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+        return new WebEndpointResponse<>(Map.of("error", what + " (" + ex.getMessage() + "). Nothing was changed:"
+                + " try again once it answers."), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
 
     private static WebEndpointResponse<Map<String, Object>> error(String message) {

@@ -205,6 +205,35 @@ class LimiterJdbcAutoConfigurationTests {
                 (description) -> assertThat(description).contains("limiter.jdbc.table").contains("not a table name"));
     }
 
+    /**
+     * The endpoint resets a key a hostile client sent (a NUL byte, a lone surrogate, a key past the
+     * index row's size) like any other; a reset the database fails says what the database said.
+     */
+    @Test
+    void theEndpointResetsAnyKeyAndSaysWhatTheDatabaseSaidWhenItFails() {
+        try (PostgresServer own = PostgresServer.start()) {
+            this.runner.withPropertyValues("spring.datasource.url=" + own.jdbcUrl(), "limiter.jdbc.timeout=500ms",
+                    "limiter.limits.five.limit=5", "limiter.limits.five.window=1m", "spring.jmx.enabled=true",
+                    "management.endpoints.jmx.exposure.include=ratelimiters").run((context) -> {
+                        RateLimiters limiters = context.getBean(RateLimiters.class);
+                        RateLimitersEndpoint endpoint = context.getBean(RateLimitersEndpoint.class);
+                        for (String key : new String[] { "a\0b", "sur\ud800", "k".repeat(3_000) }) {
+                            for (int i = 0; i < 5; i++) {
+                                assertThat(limiters.tryAcquire("five", key).allowed()).isTrue();
+                            }
+                            assertThat(limiters.tryAcquire("five", key).allowed()).isFalse();
+                            assertThat(endpoint.reset("five", key).getStatus()).isEqualTo(204);
+                            assertThat(limiters.tryAcquire("five", key).allowed()).as("reset").isTrue();
+                        }
+                        own.stopImmediately();
+                        var failed = endpoint.reset("five", "a\0b");
+                        assertThat(failed.getStatus()).isEqualTo(503);
+                        assertThat((String) failed.getBody().get("error")).startsWith("The key was not reset:"
+                                + " PostgreSQL failed (").contains("SQLSTATE 08").contains("Nothing was changed");
+                    });
+        }
+    }
+
     /** A word PostgreSQL reserves is a syntax error in every statement: the start fails, naming it. */
     @Test
     void aTableNamePostgresqlReservesFailsTheStart() {
