@@ -511,8 +511,9 @@ public class LimiterProperties {
         /**
          * New keys per window that each limit's overflow sketch absorbs once the bounds are full,
          * with under 1% of them falsely refused (limits of 3 or more); a limit that overflows takes up
-         * to 96 bytes per key of it (80 with ten sub-windows). Default: as many as the bounds hold
-         * counters. Size it to the floods of new keys the application must absorb.
+         * to 32 bytes per key of it (20 for a limit under 255 permits with ten sub-windows). Default:
+         * ten times as many as the bounds hold counters, in about the bound's own memory. Size it to
+         * the floods of new keys the application must absorb.
          */
         private Long overflowKeys;
 

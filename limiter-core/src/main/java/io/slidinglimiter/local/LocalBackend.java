@@ -33,8 +33,9 @@ import io.slidinglimiter.core.TimeSource;
  * in any limit, lets a key be admitted more than its limit per window, and a flood in one limit
  * never drops another limit's counters. What a flood costs is false rejections of new keys of the
  * flooded limit while it lasts, and of other limits' new keys only while the shared bound is full.
- * The sketch is sized to the flood it must absorb ({@code overflowKeys} new keys per window): up to
- * that, under 1 % of new keys are falsely refused. Such decisions are counted ({@link #overflowDecisions()}).
+ * The sketch is sized to the flood it must absorb ({@code overflowKeys} new keys per window, by default
+ * ten times what the bounds hold): up to that, under 1 % of new keys are falsely refused, in about the
+ * memory the bound's own counters take. Such decisions are counted ({@link #overflowDecisions()}).
  * <p>
  * <b>Limits changed at run time.</b> The definition passed to each call applies: a new
  * {@code limit} keeps the counts; a new window, number of sub-windows or algorithm starts fresh
@@ -62,6 +63,9 @@ public class LocalBackend implements RateLimitBackend {
      * overflow capacity is the number of counters the byte bound holds.
      */
     static final long TYPICAL_COUNTER_BYTES = 320;
+
+    /** How many times the bound's counters, in new keys per window, the overflow absorbs by default. */
+    static final long FLOOD_TIMES_BOUND = 10;
 
     private final TimeSource timeSource;
 
@@ -101,7 +105,8 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     /**
-     * Creates a backend whose overflow absorbs as many new keys per window as its bounds hold counters.
+     * Creates a backend whose overflow absorbs ten times as many new keys per window as its bounds hold
+     * counters.
      * @param timeSource where time comes from
      * @param maxKeys the most counters kept at once, greater than 0
      * @param maxBytes the most estimated bytes of counters kept at once, greater than 0
@@ -154,14 +159,15 @@ public class LocalBackend implements RateLimitBackend {
     }
 
     /**
-     * The default overflow capacity: as many new keys per window as the bounds hold counters of a
-     * typical limit.
+     * The default overflow capacity: ten times as many new keys per window as the bounds hold counters
+     * of a typical limit, which the sketch's cells ({@value OverflowSketch#BYTES_PER_KEY} bytes per key
+     * at the most, 24 for a typical limit) hold in about the bound's own bytes.
      * @param maxKeys the bound on counters
      * @param maxBytes the bound on their estimated bytes
      * @return the new keys per window each limit's overflow absorbs
      */
     public static long defaultOverflowKeys(long maxKeys, long maxBytes) {
-        return Math.max(1, Math.min(maxKeys, maxBytes / TYPICAL_COUNTER_BYTES));
+        return Math.max(1, FLOOD_TIMES_BOUND * Math.min(maxKeys, maxBytes / TYPICAL_COUNTER_BYTES));
     }
 
     @Override

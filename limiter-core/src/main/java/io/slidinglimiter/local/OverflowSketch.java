@@ -1,6 +1,5 @@
 package io.slidinglimiter.local;
 
-import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 
@@ -15,18 +14,21 @@ import io.slidinglimiter.core.LimitDefinition;
  * may reject a key that had room (when others share its cells), never admit one that had none.
  * <p>
  * <b>Time.</b> Cells count in slots aligned to absolute time and shared by every cell: a sliding
- * window counter's own sub-windows (up to {@value #MAX_POSITIONS}), so that a permit leaves the
- * sketch when it would leave the key's counter; else {@code k + 1} slots of {@code window / k} (k the
- * largest of 4, 2, 1 that divides the window), a permit staying one slot longer than the window, so
- * that it is never forgotten before the limit's own counter (a finer one, or a log) would forget it.
- * When time moves into a slot, its column is cleared in one fill.
+ * window counter's own sub-windows (up to {@value #MAX_POSITIONS}, for a limit whose cells take one
+ * byte), so that a permit leaves the sketch when it would leave the key's counter; else {@code k + 1}
+ * slots of {@code window / k} (k the largest of 4, 2, 1 that divides the window; at most 1 for
+ * four-byte cells), a permit staying up to one slot longer than the window, so that it is never
+ * forgotten before the limit's own counter (a finer one, or a log) would forget it. When time moves
+ * into a slot, its column is cleared in one fill.
  * <p>
  * <b>Size.</b> Sized to the flood it must absorb: with {@code capacityKeys} new keys per window,
- * {@code capacityKeys / 2} cells per row keep about two keys per cell, and a new key is then falsely
- * refused only when all four of its cells hold its limit already: under 1 % for limits of 3 or more,
- * under 0.001 % for 5 or more. The cells ({@value #BYTES_PER_KEY} bytes per key of capacity at the
- * most: 8 per slot, 80 for ten sub-windows) are made when the limit first overflows: a limit that never does
- * costs nothing.
+ * each kept for up to {@code retention} windows, {@code capacityKeys * retention / 2} cells per row
+ * keep about two keys per cell, and a new key is then falsely refused only when all four of its
+ * cells hold its limit already: under 1 % for limits of 3 or more, under 0.001 % for 5 or more. A
+ * cell takes the fewest bytes its limit needs ({@link SketchCells}), so the cells take at most
+ * {@value #BYTES_PER_KEY} bytes per key of capacity (24 for a limit under 255 permits with up to 12
+ * sub-windows): ten times the store's bound in new keys costs about what the bound's own counters
+ * do. They are made when the limit first overflows: a limit that never does costs nothing.
  */
 final class OverflowSketch {
 
@@ -35,14 +37,17 @@ final class OverflowSketch {
     /** The fewest cells per row, whatever the capacity. */
     static final int MIN_WIDTH = 1_024;
 
-    /** The most cells per row: 4 M keys of capacity. */
-    static final int MAX_WIDTH = 1 << 21;
+    /** The most cells per row: 8 M keys of capacity kept one window. */
+    static final int MAX_WIDTH = 1 << 22;
 
     /** The most slots a cell counts in: a limit's own sub-windows up to this many, else five. */
     static final int MAX_POSITIONS = 12;
 
-    /** The most bytes the cells take per key of capacity: two cells of twelve slots of four bytes. */
-    static final int BYTES_PER_KEY = 2 * MAX_POSITIONS * 4;
+    /**
+     * The most bytes the cells take per key of capacity: four-byte cells in two slots, kept up to two
+     * windows (one byte in twelve slots takes 24, two bytes in five slots 25).
+     */
+    static final int BYTES_PER_KEY = 32;
 
     private final LimitDefinition geometry;
 
@@ -54,8 +59,11 @@ final class OverflowSketch {
 
     private final long[] seeds = new long[ROWS];
 
+    /** The limit's permits per window when the sketch was made, which sizes its cells. */
+    private final long limit;
+
     /** Counts by slot position, then cell ({@code row * width + column}); null until the first permit. */
-    private int[][] counts;
+    private SketchCells counts;
 
     /** The absolute slot (epoch millis / slotMillis) each position counts now. */
     private final long[] slotAt;
@@ -70,19 +78,26 @@ final class OverflowSketch {
      */
     OverflowSketch(LimitDefinition definition, long capacityKeys) {
         this.geometry = definition;
+        this.limit = definition.limit();
         long windowMillis = definition.windowMillis();
-        if (definition.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER && definition.subWindows() <= MAX_POSITIONS) {
+        int cellBytes = SketchCells.bytesPerCell(this.limit);
+        double retention;
+        if (definition.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER && definition.subWindows() <= MAX_POSITIONS
+                && cellBytes == 1) {
             // The limit's own sub-windows: a key's permits leave the sketch exactly when they would leave its counter.
             this.slotMillis = windowMillis / definition.subWindows();
             this.positions = definition.subWindows();
+            retention = 1;
         }
         else {
-            int slots = finestDivisor(windowMillis);
+            // Wider cells in fewer, coarser slots, so that a key of capacity costs about as much.
+            int slots = (cellBytes == 4) ? 1 : finestDivisor(windowMillis);
             this.slotMillis = windowMillis / slots;
             this.positions = slots + 1;
+            retention = (double) this.positions / slots;
         }
         this.slotAt = new long[this.positions];
-        this.width = (int) Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, (capacityKeys + 1) / 2));
+        this.width = (int) Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, (long) Math.ceil(capacityKeys * retention / 2)));
         SplittableRandom random = new SplittableRandom();
         for (int row = 0; row < ROWS; row++) {
             this.seeds[row] = random.nextLong();
@@ -142,7 +157,7 @@ final class OverflowSketch {
 
     /** @return the bytes the cells take now: none until the limit first overflows */
     synchronized long bytes() {
-        return (this.counts != null) ? 4L * this.positions * ROWS * this.width : 0;
+        return (this.counts != null) ? this.counts.bytes() : 0;
     }
 
     // The methods below run holding the sketch's monitor.
@@ -157,7 +172,7 @@ final class OverflowSketch {
         long from = Math.max(this.newestSlot + 1, slot - this.positions + 1);
         for (long entering = from; entering <= slot; entering++) {
             int position = (int) Math.floorMod(entering, (long) this.positions);
-            Arrays.fill(this.counts[position], 0);
+            this.counts.clear(position);
             this.slotAt[position] = entering;
         }
         this.newestSlot = slot;
@@ -178,14 +193,14 @@ final class OverflowSketch {
     /** Counts {@code cost} permits of a key in each of its cells, in the newest slot. */
     void add(int[] cells, long nowMillis, long cost) {
         if (this.counts == null) {
-            this.counts = new int[this.positions][ROWS * this.width];
+            this.counts = SketchCells.forLimit(this.limit, this.positions, ROWS * this.width);
             this.newestSlot = Long.MIN_VALUE;
             advance(nowMillis);
         }
-        int[] newest = this.counts[(int) Math.floorMod(this.newestSlot, (long) this.positions)];
+        int newest = (int) Math.floorMod(this.newestSlot, (long) this.positions);
         for (int cell : cells) {
             // Saturates: a full cell counts as holding more than any limit (an over-estimate).
-            newest[cell] = (int) Math.min(Integer.MAX_VALUE, newest[cell] + cost);
+            this.counts.add(newest, cell, cost);
         }
     }
 
@@ -201,7 +216,7 @@ final class OverflowSketch {
             for (long slot = this.newestSlot - this.positions + 1; slot <= this.newestSlot && freed < excess; slot++) {
                 int position = (int) Math.floorMod(slot, (long) this.positions);
                 if (this.slotAt[position] == slot) {
-                    freed += this.counts[position][cell];
+                    freed += this.counts.get(position, cell);
                 }
                 if (freed >= excess) {
                     soonest = Math.min(soonest, expiryOf(slot) - nowMillis);
@@ -221,7 +236,7 @@ final class OverflowSketch {
             long emptyAt = nowMillis;
             for (long slot = this.newestSlot - this.positions + 1; slot <= this.newestSlot; slot++) {
                 int position = (int) Math.floorMod(slot, (long) this.positions);
-                if (this.slotAt[position] == slot && this.counts[position][cell] > 0) {
+                if (this.slotAt[position] == slot && this.counts.get(position, cell) > 0) {
                     emptyAt = expiryOf(slot);
                 }
             }
@@ -241,8 +256,8 @@ final class OverflowSketch {
         for (long slot = this.newestSlot - this.positions + 1; slot <= this.newestSlot; slot++) {
             int position = (int) Math.floorMod(slot, (long) this.positions);
             if (this.slotAt[position] == slot) {
-                int count = this.counts[position][cell];
-                if (count == Integer.MAX_VALUE) {
+                int count = this.counts.get(position, cell);
+                if (count == SketchCells.SATURATED) {
                     return Long.MAX_VALUE / 2;
                 }
                 sum += count;

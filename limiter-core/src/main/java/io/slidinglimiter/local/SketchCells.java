@@ -1,0 +1,155 @@
+package io.slidinglimiter.local;
+
+import java.util.Arrays;
+
+/**
+ * The counts of an {@link OverflowSketch}'s cells, one array per time slot, in the fewest bytes a cell
+ * of the limit needs.
+ * <p>
+ * A cell counts a limit's permits in one slot; a limit of at most {@value #BYTE_LIMIT} permits needs
+ * one byte a cell, of at most {@value #SHORT_LIMIT} two, else four. A cell saturates at its type's
+ * largest value, which then reads as more than any limit: an over-estimate, as the sketch may only
+ * make (a limit raised at run time past its cells' range refuses more, never admits more).
+ */
+abstract sealed class SketchCells {
+
+    /** The largest limit one-byte cells count: 255 is their saturated value. */
+    static final long BYTE_LIMIT = 254;
+
+    /** The largest limit two-byte cells count: 65 535 is their saturated value. */
+    static final long SHORT_LIMIT = 65_534;
+
+    /** What {@link #get} answers for a saturated cell. */
+    static final int SATURATED = Integer.MAX_VALUE;
+
+    /**
+     * Cells for a limit.
+     * @param limit the limit's permits per window
+     * @param positions the slots each cell counts in
+     * @param cells the cells per slot
+     * @return cells of the fewest bytes that count the limit
+     */
+    static SketchCells forLimit(long limit, int positions, int cells) {
+        if (limit <= BYTE_LIMIT) {
+            return new Bytes(positions, cells);
+        }
+        return (limit <= SHORT_LIMIT) ? new Shorts(positions, cells) : new Ints(positions, cells);
+    }
+
+    /**
+     * The bytes one cell of a limit takes.
+     * @param limit the limit's permits per window
+     * @return 1, 2 or 4
+     */
+    static int bytesPerCell(long limit) {
+        return (limit <= BYTE_LIMIT) ? 1 : (limit <= SHORT_LIMIT) ? 2 : 4;
+    }
+
+    /** @return a cell's count in a slot's position; {@link #SATURATED} once it saturated */
+    abstract int get(int position, int cell);
+
+    /** Adds permits to a cell, saturating. */
+    abstract void add(int position, int cell, long permits);
+
+    /** Empties every cell of a slot's position. */
+    abstract void clear(int position);
+
+    /** @return the bytes the counts take */
+    abstract long bytes();
+
+    /** One byte a cell, 255 saturated. */
+    static final class Bytes extends SketchCells {
+
+        private final byte[][] counts;
+
+        Bytes(int positions, int cells) {
+            this.counts = new byte[positions][cells];
+        }
+
+        @Override
+        int get(int position, int cell) {
+            int count = this.counts[position][cell] & 0xFF;
+            return (count == 0xFF) ? SATURATED : count;
+        }
+
+        @Override
+        void add(int position, int cell, long permits) {
+            this.counts[position][cell] = (byte) Math.min(0xFF, (this.counts[position][cell] & 0xFF) + permits);
+        }
+
+        @Override
+        void clear(int position) {
+            Arrays.fill(this.counts[position], (byte) 0);
+        }
+
+        @Override
+        long bytes() {
+            return (long) this.counts.length * this.counts[0].length;
+        }
+
+    }
+
+    /** Two bytes a cell, 65 535 saturated. */
+    static final class Shorts extends SketchCells {
+
+        private final char[][] counts;
+
+        Shorts(int positions, int cells) {
+            this.counts = new char[positions][cells];
+        }
+
+        @Override
+        int get(int position, int cell) {
+            int count = this.counts[position][cell];
+            return (count == 0xFFFF) ? SATURATED : count;
+        }
+
+        @Override
+        void add(int position, int cell, long permits) {
+            this.counts[position][cell] = (char) Math.min(0xFFFF, this.counts[position][cell] + permits);
+        }
+
+        @Override
+        void clear(int position) {
+            Arrays.fill(this.counts[position], (char) 0);
+        }
+
+        @Override
+        long bytes() {
+            return 2L * this.counts.length * this.counts[0].length;
+        }
+
+    }
+
+    /** Four bytes a cell, {@link Integer#MAX_VALUE} saturated. */
+    static final class Ints extends SketchCells {
+
+        private final int[][] counts;
+
+        Ints(int positions, int cells) {
+            this.counts = new int[positions][cells];
+        }
+
+        @Override
+        int get(int position, int cell) {
+            return this.counts[position][cell];
+        }
+
+        @Override
+        void add(int position, int cell, long permits) {
+            this.counts[position][cell] = (int) Math.min(Integer.MAX_VALUE, this.counts[position][cell] + permits);
+        }
+
+        @Override
+        void clear(int position) {
+            Arrays.fill(this.counts[position], 0);
+        }
+
+        @Override
+        long bytes() {
+            return 4L * this.counts.length * this.counts[0].length;
+        }
+
+    }
+
+}
