@@ -51,7 +51,7 @@ final class CounterStatements {
             statement.setString(9, connections.lockWait());
             statement.setLong(10, limit.windowMillis());
             statement.setLong(11, limit.windowMillis());
-            return connections.run(connection, () -> {
+            return connections.run(connection, statement, () -> {
                 try (ResultSet result = statement.executeQuery()) {
                     return result.next() ? decisionsOf(result, limit) : null;
                 }
@@ -85,7 +85,7 @@ final class CounterStatements {
             statement.setObject(7, costsOf(requests));
             statement.setArray(8, connection.createArrayOf("int8", fixedNow));
             statement.setArray(9, connection.createArrayOf("int8", deadlines));
-            return connections.run(connection, () -> {
+            return connections.run(connection, statement, () -> {
                 Decisions[] decided = new Decisions[size];
                 try (ResultSet result = statement.executeQuery()) {
                     while (result.next()) {
@@ -120,7 +120,7 @@ final class CounterStatements {
             setLong(statement, 7, fixedNow);
             statement.setArray(8, connection.createArrayOf("int8", deadlines));
             statement.setString(9, connections.lockWait());
-            long[] reply = connections.run(connection, () -> {
+            long[] reply = connections.run(connection, statement, () -> {
                 try (ResultSet result = statement.executeQuery()) {
                     result.next();
                     return values(result.getArray(1));
@@ -189,7 +189,7 @@ final class CounterStatements {
             statement.setObject(10, limits.subWindows);
             statement.setObject(11, limits.limits);
             statement.setObject(12, costs);
-            return connections.run(connection, () -> {
+            return connections.run(connection, statement, () -> {
                 try (ResultSet result = statement.executeQuery()) {
                     result.next();
                     return values(result.getArray(1));

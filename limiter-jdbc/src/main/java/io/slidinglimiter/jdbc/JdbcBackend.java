@@ -324,7 +324,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
                 PreparedStatement statement = connection.prepareStatement(this.table.deleteExpired())) {
             CounterStatements.setLong(statement, 1, this.clock.now());
             statement.setInt(2, atMost);
-            return this.connections.run(connection, statement::executeUpdate);
+            return this.connections.run(connection, statement, statement::executeUpdate);
         }
         catch (SQLException ex) {
             throw failure("delete idle counters", ex);
@@ -453,7 +453,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
 
     private void update(String sql) {
         try (Connection connection = this.connections.open(); Statement statement = connection.createStatement()) {
-            this.connections.run(connection, () -> statement.executeUpdate(sql));
+            this.connections.run(connection, statement, () -> statement.executeUpdate(sql));
         }
         catch (SQLException ex) {
             throw failure(sql, ex);

@@ -177,16 +177,19 @@ final class JdbcConnections {
 
     /**
      * Runs a statement on a connection of {@link #open()}, watched ({@link StatementWatch}), then
-     * commits if the pool hands out connections without auto-commit.
+     * commits if the pool hands out connections without auto-commit. A statement the watch gave up on
+     * is cancelled (or its connection aborted, when the database answers nothing), and its connection
+     * leaves the pool once closed; a reply that came before the cancel stands.
      * @param connection the connection
+     * @param statement the statement the work runs, which the watch cancels if it gives it up
      * @param call the statement's work
      * @param <T> what it returns
      * @return what the work returned
      * @throws SQLException as the driver threw it; for a statement the watch ended, an
      * {@link UnansweredStatementException} (SQLSTATE 08006, or 57014 when the database answered others)
      */
-    <T> T run(Connection connection, Call<T> call) throws SQLException {
-        StatementWatch.Watched watched = this.watch.begin(connection);
+    <T> T run(Connection connection, Statement statement, Call<T> call) throws SQLException {
+        StatementWatch.Watched watched = this.watch.begin(connection, statement);
         boolean replied = false;
         try {
             T result = call.run();
@@ -211,6 +214,29 @@ final class JdbcConnections {
         }
         finally {
             this.watch.end(watched, replied);
+            if (watched.aborted) {
+                // Cancelled: a cancel still on its way must not end another statement on this connection.
+                retire(connection);
+            }
+        }
+    }
+
+    /**
+     * Takes a connection out of Hikari's pool once its caller closes it, quietly (no broken connection
+     * logged): a connection whose statement the watch cancelled. Another pool's connection is aborted.
+     */
+    private void retire(Connection connection) {
+        HikariPool pool = this.hikariPool;
+        try {
+            if (pool != null) {
+                pool.evictConnection(connection);
+            }
+            else {
+                connection.abort(Runnable::run);
+            }
+        }
+        catch (SQLException | RuntimeException ex) {
+            // Closed already.
         }
     }
 
@@ -220,7 +246,7 @@ final class JdbcConnections {
      */
     void selectOne() throws SQLException {
         try (Connection connection = open(); Statement statement = connection.createStatement()) {
-            run(connection, () -> statement.execute("SELECT 1"));
+            run(connection, statement, () -> statement.execute("SELECT 1"));
         }
     }
 

@@ -84,7 +84,7 @@ public final class JdbcLimitOverrides implements SharedLimitChanges {
     public Map<String, Stored> load() {
         try (Connection connection = this.connections.open();
                 PreparedStatement statement = connection.prepareStatement(this.load)) {
-            return this.connections.run(connection, () -> {
+            return this.connections.run(connection, statement, () -> {
                 try (ResultSet rows = statement.executeQuery()) {
                     Map<String, Stored> overrides = new HashMap<>();
                     while (rows.next()) {
@@ -105,7 +105,7 @@ public final class JdbcLimitOverrides implements SharedLimitChanges {
             for (int i = 0; i < parameters.length; i++) {
                 statement.setString(i + 1, parameters[i]);
             }
-            this.connections.run(connection, statement::executeUpdate);
+            this.connections.run(connection, statement, statement::executeUpdate);
         }
         catch (SQLException ex) {
             throw new JdbcBackendException("PostgreSQL could not change the run-time limit changes (SQLSTATE "

@@ -2,10 +2,14 @@ package io.slidinglimiter.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,16 +24,36 @@ import java.util.concurrent.TimeUnit;
  * timeout, and counts the database's silence only while it was awake itself: a pause of this JVM
  * (a collection, a host that kept its threads from running) is not the database's. A database kept
  * from answering by a busy host looks silent too: whether it failed, {@link AnswerCheck} tells after.
+ * <p>
+ * A statement given up on while the database answers others is cancelled ({@link Statement#cancel()},
+ * on a thread of the watch's own): the database ends it at once with an error, its connection intact,
+ * so the pool logs no broken connection for the limiter's patience; one the cancel did not end within
+ * half the timeout has its connection aborted. A statement given up on while the database answers
+ * nothing has its connection aborted at once: a cancel, which opens a connection of its own, could
+ * hold the statement's thread until the driver's own cancel timeout (PostgreSQL's driver waits for a
+ * cancel to finish before it returns).
  */
 final class StatementWatch implements AutoCloseable {
+
+    /** The most cancels waiting to be sent; past them a statement given up on has its connection aborted. */
+    private static final int CANCELS_QUEUED = 16;
 
     private final long timeoutNanos;
 
     private final long maxWaitNanos;
 
-    private final ConcurrentHashMap<Watched, Connection> inFlight = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Watched, Statement> inFlight = new ConcurrentHashMap<>();
+
+    /** Statements given up on and cancelled, whose connection is aborted if they have not ended by the next look. */
+    private final ConcurrentHashMap<Watched, Connection> cancelled = new ConcurrentHashMap<>();
 
     private final ScheduledExecutorService watcher;
+
+    /**
+     * Sends cancels, each of which opens a connection of its own to the server: a few at a time, never
+     * blocking the watch (a cancel not sent is an abort).
+     */
+    private final ThreadPoolExecutor canceller;
 
     /** When a statement of the limiter's last completed, {@link System#nanoTime()}. */
     private volatile long answeredNanos = System.nanoTime() - Long.MAX_VALUE / 2;
@@ -52,16 +76,23 @@ final class StatementWatch implements AutoCloseable {
         long period = Math.max(1, timeoutMillis / 4);
         this.periodNanos = period * 1_000_000L;
         this.watcher.scheduleWithFixedDelay(this::look, period, period, TimeUnit.MILLISECONDS);
+        this.canceller = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(CANCELS_QUEUED),
+                (task) -> {
+                    Thread thread = new Thread(task, "limiter-jdbc-statement-cancel");
+                    thread.setDaemon(true);
+                    return thread;
+                });
     }
 
     /**
      * Watches a statement about to be sent.
      * @param connection its connection
+     * @param statement the statement
      * @return what {@link #end} takes
      */
-    Watched begin(Connection connection) {
-        Watched watched = new Watched(System.nanoTime());
-        this.inFlight.put(watched, connection);
+    Watched begin(Connection connection, Statement statement) {
+        Watched watched = new Watched(System.nanoTime(), connection);
+        this.inFlight.put(watched, statement);
         return watched;
     }
 
@@ -72,6 +103,7 @@ final class StatementWatch implements AutoCloseable {
      */
     void end(Watched watched, boolean replied) {
         this.inFlight.remove(watched);
+        this.cancelled.remove(watched);
         if (replied) {
             answered();
         }
@@ -97,6 +129,12 @@ final class StatementWatch implements AutoCloseable {
 
     private void look() {
         long now = System.nanoTime();
+        // A statement the cancel did not end within half the timeout: the database answers nothing.
+        for (Map.Entry<Watched, Connection> each : this.cancelled.entrySet()) {
+            if (now - each.getKey().givenUpNanos >= this.timeoutNanos / 2 && this.cancelled.remove(each.getKey()) != null) {
+                abort(each.getValue());
+            }
+        }
         // Silence counts up to two periods per look: a look later than that was this JVM's pause.
         long sinceLook = Math.min(now - this.lookedNanos, 2 * this.periodNanos);
         this.lookedNanos = now;
@@ -107,23 +145,55 @@ final class StatementWatch implements AutoCloseable {
         }
         boolean silent = this.silentNanos >= this.timeoutNanos;
         long patience = silent ? this.timeoutNanos : this.maxWaitNanos;
-        for (Map.Entry<Watched, Connection> each : this.inFlight.entrySet()) {
-            if (now - each.getKey().sentNanos > patience && this.inFlight.remove(each.getKey()) != null) {
-                each.getKey().silent = silent;
-                each.getKey().aborted = true;
-                try {
-                    each.getValue().abort(Runnable::run);
+        for (Map.Entry<Watched, Statement> each : this.inFlight.entrySet()) {
+            Watched watched = each.getKey();
+            if (now - watched.sentNanos > patience && this.inFlight.remove(watched) != null) {
+                watched.silent = silent;
+                watched.givenUpNanos = now;
+                watched.aborted = true;
+                if (silent) {
+                    abort(watched.connection);
                 }
-                catch (SQLException | RuntimeException ex) {
-                    // Closed meanwhile: its caller has its answer.
+                else {
+                    giveUp(watched, each.getValue());
                 }
             }
+        }
+    }
+
+    /** Cancels a statement given up on; its connection is aborted if that does not end it within half the timeout. */
+    private void giveUp(Watched watched, Statement statement) {
+        this.cancelled.put(watched, watched.connection);
+        try {
+            this.canceller.execute(() -> {
+                try {
+                    statement.cancel();
+                }
+                catch (SQLException | RuntimeException ex) {
+                    // Ended meanwhile, or the server is out of reach: the next look aborts what did not end.
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            if (this.cancelled.remove(watched) != null) {
+                abort(watched.connection);
+            }
+        }
+    }
+
+    private static void abort(Connection connection) {
+        try {
+            connection.abort(Runnable::run);
+        }
+        catch (SQLException | RuntimeException ex) {
+            // Closed meanwhile: its caller has its answer.
         }
     }
 
     @Override
     public void close() {
         this.watcher.shutdownNow();
+        this.canceller.shutdownNow();
     }
 
     /** One statement in flight. */
@@ -131,7 +201,15 @@ final class StatementWatch implements AutoCloseable {
 
         private final long sentNanos;
 
-        /** Whether the watch ended it: the database answered nothing for the timeout, or it for max-wait. */
+        private final Connection connection;
+
+        /** When the watch gave it up; the watch's thread only. */
+        private long givenUpNanos;
+
+        /**
+         * Whether the watch gave it up (cancelled it, or aborted its connection): the database answered
+         * nothing for the timeout, or it for max-wait.
+         */
         volatile boolean aborted;
 
         /**
@@ -140,8 +218,9 @@ final class StatementWatch implements AutoCloseable {
          */
         volatile boolean silent;
 
-        Watched(long sentNanos) {
+        Watched(long sentNanos, Connection connection) {
             this.sentNanos = sentNanos;
+            this.connection = connection;
         }
 
     }

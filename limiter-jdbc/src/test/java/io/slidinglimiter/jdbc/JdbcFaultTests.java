@@ -279,8 +279,8 @@ class JdbcFaultTests {
     }
 
     /**
-     * A statement that waits {@code max-wait} while PostgreSQL answers the limiter's others is ended then,
-     * and it is a slow call at once: the database was seen answering, so no {@code SELECT 1} asks it, and
+     * A statement that waits {@code max-wait} while PostgreSQL answers the limiter's others is cancelled
+     * then (its connection intact: the pool logs no broken connection), and it is a slow call at once: the database was seen answering, so no {@code SELECT 1} asks it, and
      * its failure (57014, cancelled) is no connection's, so what waits behind it in the lane is sent.
      */
     @Test
@@ -288,7 +288,8 @@ class JdbcFaultTests {
         answerLate("1");
         LimitDefinition limit = LimitDefinition.of("patient", 1_000_000, Duration.ofMinutes(5), 10);
         ScheduledExecutorService others = Executors.newSingleThreadScheduledExecutor();
-        try (JdbcBackend raw = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100), Duration.ofMillis(300))) {
+        try (JdbcBackend raw = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100), Duration.ofMillis(300));
+                CapturedLog hikari = new CapturedLog("com.zaxxer.hikari")) {
             AtomicInteger answered = new AtomicInteger();
             others.scheduleWithFixedDelay(() -> {
                 raw.tryAcquire(limit, "other", 1);
@@ -301,7 +302,11 @@ class JdbcFaultTests {
                     .satisfies((ex) -> assertThat(((JdbcTimeoutException) ex).serverFailed().toCompletableFuture())
                             .as("known at once: the database answered others").isCompletedWithValue(false))
                     .satisfies((ex) -> assertThat(((JdbcTimeoutException) ex).sqlState()).isEqualTo("57014"))
-                    .satisfies((ex) -> assertThat(raw.answered(ex)).as("the database answers").isTrue());
+                    .satisfies((ex) -> assertThat(raw.answered(ex)).as("the database answers").isTrue())
+                    .rootCause().as("cancelled in the database, its connection intact")
+                    .hasMessageContaining("canceling statement due to user request");
+            assertThat(hikari.records).as("the pool saw no broken connection").noneSatisfy((record) ->
+                    assertThat(record.getMessage()).contains("marked as broken"));
         }
         finally {
             others.shutdownNow();
