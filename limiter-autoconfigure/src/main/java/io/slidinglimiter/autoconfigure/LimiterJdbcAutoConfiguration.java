@@ -76,6 +76,12 @@ public class LimiterJdbcAutoConfiguration {
         JdbcBackend jdbc = new JdbcBackend(database, table, jdbcProperties.getTimeout(),
                 (jdbcProperties.getMaxWait() != null) ? jdbcProperties.getMaxWait() : JdbcBackend.DEFAULT_MAX_WAIT);
         jdbc.setBatching(jdbcProperties.isBatching());
+        try {
+            jdbc.warmUp();
+        }
+        catch (RuntimeException ex) {
+            // Unreachable at start, which JdbcSchemaSetup said: the failure policy decides until it answers.
+        }
         Map<String, FailurePolicy> policies = ConfiguredLimits.failurePolicies(properties);
         ResilientBackend.Settings settings = new ResilientBackend.Settings(jdbcProperties.getOnFailure(), policies,
                 jdbcProperties.getFailureThreshold(), jdbcProperties.getOpenFor().toMillis(),

@@ -50,6 +50,9 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     /** The longest a decision waits for a connection its own decisions hold, or a reply while the database answers. */
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(2);
 
+    /** The limit and key of the warm-up's read, which no application's limit is named. */
+    private static final String WARM_UP_LIMIT = "limiter-warm-up";
+
     private static final String ACQUIRE = "acquire";
 
     private static final String PEEK = "peek";
@@ -295,6 +298,25 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
         List<LimitRequest> requests = List.of(new LimitRequest(limit, key, cost));
         long[] reply = call(PEEK, null, 0, requests, new long[] { cost });
         return new KeyUsage(reply[2 + 4], CounterStatements.decisions(reply, requests, 0).get(0));
+    }
+
+    /**
+     * Readies the backend before it serves: one read-only statement through the decide function, which
+     * learns the database's clock (so that the first acquisitions carry their deadline, after which
+     * they count nothing), opens a connection of the pool and has the database compile the function.
+     * Without it, the first decisions of a cold application pay for all of that, and a statement the
+     * limiter gave up on at its timeout could still count.
+     * @throws JdbcBackendException when the database does not answer
+     */
+    public void warmUp() {
+        LimitDefinition probe = LimitDefinition.of(WARM_UP_LIMIT, 1, Duration.ofSeconds(1), 1);
+        long[] reply = call(PEEK, null, 0, List.of(new LimitRequest(probe, WARM_UP_LIMIT, 1)), new long[] { 1 });
+        this.clock.noteDecidedAt(reply[1]);
+    }
+
+    /** @return whether statements are handed the database time after which an acquisition counts nothing */
+    boolean knowsDeadlines() {
+        return this.clock.deadline() != null;
     }
 
     @Override

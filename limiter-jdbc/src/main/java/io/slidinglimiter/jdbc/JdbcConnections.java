@@ -159,10 +159,24 @@ final class JdbcConnections {
                 boolean busyWithDecisions = ex.getCause() == null
                         && (this.watch.isBusy() || this.watch.answeredSince(startNanos));
                 if (!busyWithDecisions || System.nanoTime() - startNanos >= this.maxWaitNanos) {
-                    throw ex;
+                    throw (ex.getCause() == null) ? exhausted(pool, ex) : ex;
                 }
             }
         }
+    }
+
+    /**
+     * The pool had no connection to give (none failed to open): every one was in use, by the application
+     * or by the limiter. Not the database's failure but this application's overload, as a slow call is:
+     * no breaker opens, no outage starts, and the failure names the pool, not the database.
+     */
+    private UnansweredStatementException exhausted(HikariPool pool, SQLTransientConnectionException ex) {
+        return new UnansweredStatementException("the application's connection pool had no connection free within "
+                + this.timeoutMillis + " ms (limiter.jdbc.timeout): " + pool.getActiveConnections() + " of "
+                + pool.getTotalConnections() + " in use, " + pool.getThreadsAwaitingConnection() + " threads waiting;"
+                + " the limiter borrows the application's connections, so give the pool room for its statements"
+                + " (spring.datasource.hikari.maximum-pool-size)", UnansweredStatementException.POOL_EXHAUSTED, ex,
+                ANSWERING);
     }
 
     /** A connection from the data source itself, which starts a Hikari pool that was not yet. */

@@ -5,10 +5,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * A statement the watch ended unanswered: the database answered nothing for the timeout (SQLSTATE
+ * A statement that got no answer in time: the database answered nothing for the timeout (SQLSTATE
  * 08006, a connection failure), or this statement nothing for max-wait while it answered others
- * (57014, a statement cancelled). Whether the database failed, or only answered late, is told when
- * asked ({@link AnswerCheck}).
+ * (57014, a statement cancelled), or the application's pool gave it no connection (53300, too many
+ * connections). Whether the database failed, or the call was only late, is told when asked
+ * ({@link AnswerCheck}; never, for a pool the application holds).
  */
 final class UnansweredStatementException extends SQLException {
 
@@ -19,6 +20,9 @@ final class UnansweredStatementException extends SQLException {
 
     /** SQLSTATE 57014: this statement waited max-wait while the database answered others. */
     static final String CANCELLED = "57014";
+
+    /** The SQLSTATE of a connection the application's pool had none of to give: too many connections. */
+    static final String POOL_EXHAUSTED = "53300";
 
     private final transient Supplier<CompletionStage<Boolean>> databaseFailed;
 

@@ -51,6 +51,25 @@ class JdbcBackendTests {
         server.close();
     }
 
+    /**
+     * A cold backend does not know the database's clock, so its first acquisition would carry no
+     * deadline (and count even after its caller gave up); the warm-up learns it with a read that
+     * writes nothing.
+     */
+    @Test
+    void theWarmUpLearnsTheDatabasesClockAndWritesNothing() throws Exception {
+        try (JdbcBackend cold = new JdbcBackend(pool, table, Duration.ofSeconds(5))) {
+            assertThat(cold.knowsDeadlines()).isFalse();
+            cold.warmUp();
+            assertThat(cold.knowsDeadlines()).isTrue();
+        }
+        try (var connection = pool.getConnection(); var statement = connection.createStatement();
+                var rows = statement.executeQuery("SELECT count(*) FROM limiter_counters WHERE limit_name = 'limiter-warm-up'")) {
+            rows.next();
+            assertThat(rows.getLong(1)).as("a read: no row").isZero();
+        }
+    }
+
     /** Seeded schedules at fixed times: every decision equals the local backend's (the core's model-checked counter). */
     @Test
     void decidesLikeTheLocalBackendForBothAlgorithms() {

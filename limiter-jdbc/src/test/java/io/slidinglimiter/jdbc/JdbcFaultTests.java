@@ -316,7 +316,8 @@ class JdbcFaultTests {
 
     /**
      * The application holds every connection of its pool: a decision waits for one no longer than the
-     * timeout (not the pool's 30 s) and falls back; once one is free, it decides in the database.
+     * timeout (not the pool's 30 s) and falls back, as this application's overload (a slow call naming
+     * the pool), not a failing database; once one is free, it decides in the database.
      */
     @Test
     void anExhaustedPoolFallsBackWithinTheTimeout() throws Exception {
@@ -330,6 +331,13 @@ class JdbcFaultTests {
         int before = this.fallbacks.get();
         assertThat(timed(backend, limit, "k").allowed()).isTrue();
         assertThat(this.fallbacks.get()).as("fail-open, not the database").isEqualTo(before + 1);
+        // The application's overload, named as such: a slow call, no breaker, no outage of PostgreSQL.
+        await().atMost(Duration.ofSeconds(10)).until(() -> backend.failoverStatus().slowDecisions() == 1);
+        assertThat(backend.failoverStatus().lastFailure()).as("no outage").isEmpty();
+        assertThat(backend.failoverStatus().isCircuitOpen()).isFalse();
+        assertThatThrownBy(this.jdbc::warmUp).as("what the slow call's log names")
+                .hasMessageContaining("the application's connection pool had no connection free within 100 ms"
+                        + " (limiter.jdbc.timeout): 4 of 4 in use").hasMessageContaining("maximum-pool-size");
         for (Connection connection : held) {
             connection.close();
         }
