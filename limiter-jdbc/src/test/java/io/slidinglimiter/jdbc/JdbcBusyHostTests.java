@@ -78,7 +78,7 @@ class JdbcBusyHostTests {
         assertThat(load.failures()).hasValue(0);
         long admitted = load.admitted().get();
         long fallbacks = first.failoverStatus().fallbackDecisions() + second.failoverStatus().fallbackDecisions();
-        System.out.printf("busy host: %d of %d admitted, %d by the failure policy%n", admitted, 32 * 20, fallbacks);
+        System.out.printf("busy host: %d of %d admitted, %d by the failure policy%n", admitted, 32 * 100, fallbacks);
         assertThat(admitted).as("at least the limit").isGreaterThanOrEqualTo(2_000);
         try (HikariDataSource reader = Databases.pool(this.server, 1);
                 JdbcBackend database = new JdbcBackend(reader, new CounterTable(CounterTable.DEFAULT_NAME),
