@@ -1,5 +1,6 @@
 package io.slidinglimiter.jdbc;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
@@ -59,10 +60,14 @@ final class StatementClock {
         return System.currentTimeMillis() + offset + this.maxWaitMillis;
     }
 
-    /** @return what a decision the database ran after its deadline fails with */
+    /**
+     * What a decision the database ran after its deadline fails with: a slow call, not the database's
+     * failure (it answered), so no breaker opens and no outage starts for it.
+     * @return the failure
+     */
     static JdbcBackendException afterDeadline() {
-        return new JdbcBackendException("PostgreSQL ran the decision after its caller stopped waiting (it changed"
-                + " nothing)", null);
+        return new JdbcTimeoutException("PostgreSQL ran the decision after its caller stopped waiting (it changed"
+                + " nothing)", null, CompletableFuture.completedFuture(false));
     }
 
 }

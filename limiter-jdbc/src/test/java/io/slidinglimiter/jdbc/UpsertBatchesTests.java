@@ -175,8 +175,10 @@ class UpsertBatchesTests {
         this.aloneMayEnd.countDown();
         assertThat(a.get(5, TimeUnit.SECONDS).allowed()).isTrue();
         assertThat(c.get(5, TimeUnit.SECONDS).allowed()).isTrue();
-        assertThatThrownBy(() -> late.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(JdbcBackendException.class)
-                .hasMessageContaining("after its caller stopped waiting");
+        assertThatThrownBy(() -> late.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(JdbcTimeoutException.class)
+                .hasMessageContaining("after its caller stopped waiting")
+                .satisfies((ex) -> assertThat(((JdbcTimeoutException) ex.getCause()).serverFailed()
+                        .toCompletableFuture()).as("the database answered: a slow call").isCompletedWithValue(false));
     }
 
     @Test
