@@ -350,6 +350,14 @@ class BatchedDecisionsTests {
     }
 
     /** @return the script calls the schedule asked for, peeks included */
+    /**
+     * The unit of a replayed schedule's windows and steps. The schedule runs on a fake clock, but
+     * Redis expires a counter's key on its own clock, the window's length after its last write: in
+     * units of ten seconds, no step of a busy host outlasts a window, so Redis never drops a key the
+     * fake clock still counts (in milliseconds, a slow step found "expected remaining 0, was 7").
+     */
+    private static final long TIME_UNIT_MILLIS = 10_000;
+
     private static long replay(LettuceScriptRunner runner, long seed, int steps) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
         ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L + random.nextLong(0, 1_000_000));
@@ -357,13 +365,13 @@ class BatchedDecisionsTests {
         RedisBackend backend = RedisBackend.atTime(runner, new RedisKeys("limiter"), time::currentTimeMillis);
         int slots = random.nextInt(1, 11);
         LimitDefinition counter = LimitDefinition.of("counter-" + seed, random.nextLong(1, 20),
-                Duration.ofMillis(slots * random.nextLong(1, 40)), slots);
+                Duration.ofMillis(slots * random.nextLong(1, 40) * TIME_UNIT_MILLIS), slots);
         LimitDefinition log = new LimitDefinition("log-" + seed, random.nextLong(1, 20),
-                Duration.ofMillis(random.nextLong(1, 300)), 1, Algorithm.SLIDING_LOG);
+                Duration.ofMillis(random.nextLong(1, 300) * TIME_UNIT_MILLIS), 1, Algorithm.SLIDING_LOG);
         Map<String, Admitted> lastAdmitted = new HashMap<>();
         long scriptCalls = 0;
         for (int step = 0; step < steps; step++) {
-            time.advanceMillis(random.nextInt(10) < 7 ? random.nextLong(0, 20) : random.nextLong(0, 400));
+            time.advanceMillis(TIME_UNIT_MILLIS * (random.nextInt(10) < 7 ? random.nextLong(0, 20) : random.nextLong(0, 400)));
             List<Operation> operations = new ArrayList<>();
             List<String> keys = new ArrayList<>(List.of("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"));
             int count = random.nextInt(1, 9);
