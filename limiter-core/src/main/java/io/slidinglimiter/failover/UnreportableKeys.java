@@ -2,12 +2,11 @@ package io.slidinglimiter.failover;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Drops the fallback admissions a server refuses to count for a key's own data, logging each limit's first.
+ * Logs, once per limit, the reports of fallback admissions a backend drops because the key's own data fails them.
  * <p>
  * Such a report can never land (the key's data fails every statement), and kept it would be sent again
  * after every decision, holding back what the other keys' reports carry. Dropping it loses only what
@@ -24,8 +23,6 @@ public final class UnreportableKeys {
 
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
-    private final LongAdder dropped = new LongAdder();
-
     /**
      * @param serverName the server's name as operators know it, for the log
      */
@@ -34,12 +31,11 @@ public final class UnreportableKeys {
     }
 
     /**
-     * Drops one key's report.
+     * Notes one key's report dropped: logged if it is its limit's first.
      * @param admitted what the fallbacks admitted for the key
      * @param failure what the server failed the key's report with
      */
     public void dropped(RemoteBackend.Admitted admitted, RuntimeException failure) {
-        this.dropped.increment();
         String limitName = admitted.limit().name();
         if (this.logged.size() < MAX_LOGGED && this.logged.add(limitName)) {
             logger.log(Level.WARNING, () -> this.serverName + " could not count the " + admitted.permits()
@@ -48,11 +44,6 @@ public final class UnreportableKeys {
                     + " every statement, so that report is dropped and the other keys' reports go on. Further"
                     + " keys of this limit dropped so are not logged.");
         }
-    }
-
-    /** @return the keys' reports dropped so far */
-    public long count() {
-        return this.dropped.sum();
     }
 
 }
