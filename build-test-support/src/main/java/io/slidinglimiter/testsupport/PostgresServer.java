@@ -144,7 +144,18 @@ public final class PostgresServer implements AutoCloseable {
             if (!pids.isEmpty()) {
                 List<String> command = new ArrayList<>(List.of("kill", signal));
                 command.addAll(pids);
-                runAsIs(command);
+                try {
+                    runAsIs(command);
+                }
+                catch (IllegalStateException ex) {
+                    // A child that ended between the listing and the signal (a cancel request's, a backend whose
+                    // client left) needs no signal; the others got theirs.
+                    boolean allAlive = pids.stream().allMatch((pid) -> ProcessHandle.of(Long.parseLong(pid))
+                            .map(ProcessHandle::isAlive).orElse(false));
+                    if (allAlive) {
+                        throw ex;
+                    }
+                }
             }
         }
         catch (IOException ex) {

@@ -211,7 +211,7 @@ public class RateLimitersEndpoint {
         }
         catch (RemoteBackendException ex) {
             return unavailable("The limit was not changed: " + this.changes.serverName()
-                    + ", which shares it with every instance, failed", ex);
+                    + ", which shares it with every instance,", this.changes.serverName(), ex);
         }
         Map<String, Object> body = describe(this.registry.get(name));
         body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
@@ -237,7 +237,7 @@ public class RateLimitersEndpoint {
             }
             catch (RemoteBackendException ex) {
                 return unavailable("The limit was not reverted: " + this.changes.serverName()
-                        + ", which shares it with every instance, failed", ex);
+                        + ", which shares it with every instance,", this.changes.serverName(), ex);
             }
             Map<String, Object> body = describe(this.registry.get(name));
             body.put("appliesTo", this.changes.isShared() ? "every instance" : "this instance");
@@ -251,8 +251,8 @@ public class RateLimitersEndpoint {
         }
         catch (RemoteBackendException ex) {
             RemoteBackendStatus remote = this.remotes.get(this.backends.apply(this.registry.get(name)));
-            return unavailable("The key was not reset: " + ((remote != null) ? remote.status().serverName()
-                    : "the backend") + " failed", ex);
+            String server = (remote != null) ? remote.status().serverName() : "the backend";
+            return unavailable("The key was not reset: " + server, server, ex);
         }
         return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
     }
@@ -315,12 +315,16 @@ public class RateLimitersEndpoint {
     }
 
     /**
-     * 503: {@code what} did not happen because its server failed it, saying how (the server's own words:
-     * out of reach, too slow, or its error); a sentence, never a stack trace.
+     * 503: {@code what} did not happen because its server did not answer, or answered with an error,
+     * saying which and in the server's own words; a sentence, never a stack trace.
      */
-    private static WebEndpointResponse<Map<String, Object>> unavailable(String what, RemoteBackendException ex) {
-        return new WebEndpointResponse<>(Map.of("error", what + " (" + ex.getMessage() + "). Nothing was changed:"
-                + " try again once it answers."), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+    private WebEndpointResponse<Map<String, Object>> unavailable(String what, String serverName,
+            RemoteBackendException ex) {
+        boolean answered = this.remotes.values().stream().anyMatch((remote) ->
+                remote.status().serverName().equals(serverName) && remote.status().answered(ex));
+        String happened = answered ? " failed it (" + ex.getMessage() + "). Nothing was changed."
+                : " did not answer (" + ex.getMessage() + "). Try again when it does.";
+        return new WebEndpointResponse<>(Map.of("error", what + happened), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
 
     private static WebEndpointResponse<Map<String, Object>> error(String message) {

@@ -45,6 +45,16 @@ public class FailoverStatus {
     }
 
     /**
+     * Whether the server answered a failed call with an error, rather than not at all (out of reach,
+     * too slow): what an operation it failed says.
+     * @param failure what a call to the server failed with
+     * @return whether the server answered
+     */
+    public boolean answered(Throwable failure) {
+        return this.outage.answered(failure);
+    }
+
+    /**
      * Whether the server is failing decisions now: from the first failure until decisions succeed
      * again with none failing for a second. A slow call while the server answers others is not a
      * failure.

@@ -82,6 +82,11 @@ final class Outage implements AutoCloseable {
         return this.remote.serverName();
     }
 
+    /** Whether the server answered a failed call (with an error), rather than not at all. */
+    boolean answered(Throwable failure) {
+        return this.remote.answered(failure);
+    }
+
     boolean isFailing() {
         return this.failing;
     }

@@ -287,7 +287,8 @@ final class JdbcConnections {
         }
     }
 
-    private static boolean isPresent(String className) {
+    /** @return whether a class is on the class path: an optional dependency's */
+    static boolean isPresent(String className) {
         try {
             Class.forName(className, false, JdbcConnections.class.getClassLoader());
             return true;

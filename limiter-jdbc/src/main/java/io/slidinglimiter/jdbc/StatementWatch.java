@@ -25,13 +25,11 @@ import java.util.concurrent.TimeUnit;
  * (a collection, a host that kept its threads from running) is not the database's. A database kept
  * from answering by a busy host looks silent too: whether it failed, {@link AnswerCheck} tells after.
  * <p>
- * A statement given up on while the database answers others is cancelled ({@link Statement#cancel()},
- * on a thread of the watch's own): the database ends it at once with an error, its connection intact,
- * so the pool logs no broken connection for the limiter's patience; one the cancel did not end within
- * half the timeout has its connection aborted. A statement given up on while the database answers
- * nothing has its connection aborted at once: a cancel, which opens a connection of its own, could
- * hold the statement's thread until the driver's own cancel timeout (PostgreSQL's driver waits for a
- * cancel to finish before it returns).
+ * A statement given up on is first cancelled, on a thread of the watch's own ({@link StatementCancel}):
+ * a database that is alive (slow, or busy with others) ends it at once with an error, its connection
+ * intact, so the pool logs no broken connection for the limiter's patience. Only a statement the
+ * cancel did not end within half the timeout has its connection aborted: the database answers
+ * nothing, and that connection is broken indeed.
  */
 final class StatementWatch implements AutoCloseable {
 
@@ -151,12 +149,7 @@ final class StatementWatch implements AutoCloseable {
                 watched.silent = silent;
                 watched.givenUpNanos = now;
                 watched.aborted = true;
-                if (silent) {
-                    abort(watched.connection);
-                }
-                else {
-                    giveUp(watched, each.getValue());
-                }
+                giveUp(watched, each.getValue());
             }
         }
     }
@@ -165,14 +158,7 @@ final class StatementWatch implements AutoCloseable {
     private void giveUp(Watched watched, Statement statement) {
         this.cancelled.put(watched, watched.connection);
         try {
-            this.canceller.execute(() -> {
-                try {
-                    statement.cancel();
-                }
-                catch (SQLException | RuntimeException ex) {
-                    // Ended meanwhile, or the server is out of reach: the next look aborts what did not end.
-                }
-            });
+            this.canceller.execute(() -> StatementCancel.cancel(watched.connection, statement));
         }
         catch (RejectedExecutionException ex) {
             if (this.cancelled.remove(watched) != null) {
