@@ -1,6 +1,8 @@
 package io.slidinglimiter.jdbc;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -36,6 +38,37 @@ final class Databases {
         CounterTable table = new CounterTable(name);
         server.execute(table.schema());
         return table;
+    }
+
+    /**
+     * A test's own server with a pool of four and the counters' table, and what the test made on them,
+     * closed before them, in the order it was made.
+     */
+    static final class Own implements AutoCloseable {
+
+        final PostgresServer server = PostgresServer.start();
+
+        final HikariDataSource pool = pool(this.server, 4);
+
+        final CounterTable table = createTable(this.server, CounterTable.DEFAULT_NAME);
+
+        private final List<AutoCloseable> closing = new ArrayList<>();
+
+        /** Closes {@code each} with the database, before its pool. */
+        <T extends AutoCloseable> T closing(T each) {
+            this.closing.add(each);
+            return each;
+        }
+
+        @Override
+        public void close() throws Exception {
+            for (AutoCloseable each : this.closing) {
+                each.close();
+            }
+            this.pool.close();
+            this.server.close();
+        }
+
     }
 
 }

@@ -27,7 +27,6 @@ import io.slidinglimiter.failover.ResilientBackend;
 import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.testsupport.CapturedLog;
 import io.slidinglimiter.testsupport.ConcurrentCalls;
-import io.slidinglimiter.testsupport.PostgresServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,49 +44,38 @@ class JdbcFaultTests {
     /** Far above the 100 ms timeout, far below the 30 s the pool would wait: a liveness bound, not a speed. */
     private static final long BOUND_MILLIS = 5_000;
 
-    private PostgresServer server;
-
-    private HikariDataSource pool;
-
-    private CounterTable table;
-
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    /** The test's own server, pool and table. */
+    private Databases.Own database;
 
     private final AtomicInteger fallbacks = new AtomicInteger();
 
     @BeforeEach
     void startDatabase() {
-        this.server = PostgresServer.start();
-        this.pool = Databases.pool(this.server, 4);
-        this.table = Databases.createTable(this.server, CounterTable.DEFAULT_NAME);
+        this.database = new Databases.Own();
     }
 
     @AfterEach
     void stopDatabase() throws Exception {
-        for (AutoCloseable each : this.closing) {
-            each.close();
-        }
-        this.pool.close();
-        this.server.close();
+        this.database.close();
     }
 
     /** The database backend of the last {@link #instance}. */
     private JdbcBackend jdbc;
 
     private ResilientBackend instance(FailurePolicy policy) {
-        JdbcBackend jdbc = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100));
+        JdbcBackend jdbc = new JdbcBackend(this.database.pool, this.database.table, Duration.ofMillis(100));
         this.jdbc = jdbc;
         ResilientBackend backend = new ResilientBackend(jdbc, new LocalBackend(TimeSource.monotonic(), 1_000),
                 new ResilientBackend.Settings(policy, Map.of(), 3, 500, 1_000), TimeSource.monotonic(),
                 (limit) -> this.fallbacks.incrementAndGet(), jdbc::ping, null);
-        this.closing.add(backend);
-        this.closing.add(jdbc);
+        this.database.closing(backend);
+        this.database.closing(jdbc);
         return backend;
     }
 
     /** Makes the database answer a statement of a key named {@code late-...} that many seconds late. */
     private void answerLate(String seconds) throws Exception {
-        try (Connection session = this.pool.getConnection(); Statement ddl = session.createStatement()) {
+        try (Connection session = this.database.pool.getConnection(); Statement ddl = session.createStatement()) {
             ddl.execute("CREATE FUNCTION late_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
                     + " IF NEW.counter_key LIKE 'late-%' THEN PERFORM pg_sleep(" + seconds + "); END IF; RETURN NEW;"
                     + " END $$");
@@ -98,8 +86,8 @@ class JdbcFaultTests {
 
     /** Reads the database's count on a connection of its own. */
     private long usedInDatabase(LimitDefinition limit, String key) {
-        try (HikariDataSource reader = Databases.pool(this.server, 1);
-                JdbcBackend backend = new JdbcBackend(reader, this.table, Duration.ofSeconds(5))) {
+        try (HikariDataSource reader = Databases.pool(this.database.server, 1);
+                JdbcBackend backend = new JdbcBackend(reader, this.database.table, Duration.ofSeconds(5))) {
             return backend.usage(limit, key).used();
         }
     }
@@ -118,13 +106,13 @@ class JdbcFaultTests {
         for (int i = 0; i < 3; i++) {
             assertThat(timed(backend, limit, "k").allowed()).isTrue();
         }
-        this.server.stopImmediately();
+        this.database.server.stopImmediately();
         for (int i = 0; i < 20; i++) {
             assertThat(timed(backend, limit, "k").allowed()).as("fail-open while stopped").isTrue();
         }
         assertThat(this.fallbacks).hasPositiveValue();
         assertThat(backend.failoverStatus().isFailing()).isTrue();
-        this.server.startAgain();
+        this.database.server.startAgain();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             int before = this.fallbacks.get();
             timed(backend, limit, "k");
@@ -146,7 +134,7 @@ class JdbcFaultTests {
         ResilientBackend backend = instance(FailurePolicy.FAIL_OPEN);
         LimitDefinition limit = LimitDefinition.of("stalled", 100, Duration.ofMinutes(5), 10);
         assertThat(timed(backend, limit, "k").allowed()).isTrue();
-        this.server.pause();
+        this.database.server.pause();
         try {
             for (int i = 0; i < 10; i++) {
                 assertThat(timed(backend, limit, "k").allowed()).as("fail-open while stalled").isTrue();
@@ -154,7 +142,7 @@ class JdbcFaultTests {
             assertThat(this.fallbacks).hasValue(10);
         }
         finally {
-            this.server.resume();
+            this.database.server.resume();
         }
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             int before = this.fallbacks.get();
@@ -176,7 +164,7 @@ class JdbcFaultTests {
         ResilientBackend backend = instance(FailurePolicy.FAIL_OPEN);
         LimitDefinition limit = LimitDefinition.of("stalled-together", 100, Duration.ofMinutes(5), 10);
         assertThat(timed(backend, limit, "k").allowed()).isTrue();
-        this.server.pause();
+        this.database.server.pause();
         try {
             ConcurrentCalls calls = ConcurrentCalls.run(12, 1,
                     (thread, i) -> timed(backend, limit, "key-" + thread).allowed());
@@ -186,7 +174,7 @@ class JdbcFaultTests {
             assertThat(this.jdbc.batchCounts()[0]).as("statements sent together while stalled").isZero();
         }
         finally {
-            this.server.resume();
+            this.database.server.resume();
         }
     }
 
@@ -195,11 +183,11 @@ class JdbcFaultTests {
         ResilientBackend backend = instance(FailurePolicy.FAIL_CLOSED);
         LimitDefinition limit = LimitDefinition.of("closed", 100, Duration.ofMinutes(5), 10);
         assertThat(timed(backend, limit, "k").allowed()).isTrue();
-        this.server.stopImmediately();
+        this.database.server.stopImmediately();
         for (int i = 0; i < 10; i++) {
             assertThat(timed(backend, limit, "k").allowed()).isFalse();
         }
-        this.server.startAgain();
+        this.database.server.startAgain();
         await().atMost(Duration.ofSeconds(20)).until(() -> timed(backend, limit, "k").allowed());
     }
 
@@ -215,7 +203,7 @@ class JdbcFaultTests {
         LimitDefinition limit = LimitDefinition.of("locked", 100, Duration.ofMinutes(5), 10);
         assertThat(timed(backend, limit, "held").allowed()).isTrue();
         try (CapturedLog log = new CapturedLog("io.slidinglimiter.failover.LimitFaults");
-                HikariDataSource other = Databases.pool(this.server, 1); Connection session = other.getConnection()) {
+                HikariDataSource other = Databases.pool(this.database.server, 1); Connection session = other.getConnection()) {
             session.setAutoCommit(false);
             try (PreparedStatement lock = session.prepareStatement(
                     "SELECT * FROM limiter_counters WHERE limit_name = 'locked' AND counter_key = 'held' FOR UPDATE")) {
@@ -226,7 +214,7 @@ class JdbcFaultTests {
                 assertThat(timed(backend, limit, "held").allowed()).as("fail-closed while locked").isFalse();
             }
             assertThat(this.fallbacks.get()).isEqualTo(before + 5);
-            try (JdbcBackend raw = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100))) {
+            try (JdbcBackend raw = new JdbcBackend(this.database.pool, this.database.table, Duration.ofMillis(100))) {
                 // What the log names as the key's own failure: the lock, and what to do for a key this hot.
                 assertThatThrownBy(() -> raw.tryAcquire(limit, "held", 1)).isInstanceOf(JdbcBackendException.class)
                         .satisfies((ex) -> assertThat(((JdbcBackendException) ex).sqlState()).isEqualTo("55P03"))
@@ -294,7 +282,7 @@ class JdbcFaultTests {
         answerLate("1");
         LimitDefinition limit = LimitDefinition.of("patient", 1_000_000, Duration.ofMinutes(5), 10);
         ScheduledExecutorService others = Executors.newSingleThreadScheduledExecutor();
-        try (JdbcBackend raw = new JdbcBackend(this.pool, this.table, Duration.ofMillis(100), Duration.ofMillis(300));
+        try (JdbcBackend raw = new JdbcBackend(this.database.pool, this.database.table, Duration.ofMillis(100), Duration.ofMillis(300));
                 CapturedLog hikari = new CapturedLog("com.zaxxer.hikari")) {
             AtomicInteger answered = new AtomicInteger();
             others.scheduleWithFixedDelay(() -> {
@@ -332,7 +320,7 @@ class JdbcFaultTests {
         assertThat(timed(backend, limit, "k").allowed()).isTrue();
         List<Connection> held = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            held.add(this.pool.getConnection());
+            held.add(this.database.pool.getConnection());
         }
         int before = this.fallbacks.get();
         assertThat(timed(backend, limit, "k").allowed()).isTrue();
@@ -366,7 +354,7 @@ class JdbcFaultTests {
     @Test
     void aCallerWaitsOnForAConnectionWhileStatementsKeepCompleting() throws Exception {
         ScheduledExecutorService others = Executors.newSingleThreadScheduledExecutor();
-        try (HikariDataSource one = Databases.pool(this.server, 1)) {
+        try (HikariDataSource one = Databases.pool(this.database.server, 1)) {
             JdbcConnections connections = new JdbcConnections(one, 100, 2_000);
             connections.open().close();
             Connection held = one.getConnection();
@@ -395,12 +383,12 @@ class JdbcFaultTests {
     void aValidationTimeoutLongerThanTheTimeoutIsWarnedOfAtStart() {
         try (CapturedLog log = new CapturedLog(JdbcConnections.class.getName())) {
             List<LogRecord> records = log.records;
-            try (HikariDataSource asRecommended = Databases.pool(this.server, 1);
-                    JdbcBackend quiet = new JdbcBackend(asRecommended, this.table, Duration.ofMillis(100))) {
+            try (HikariDataSource asRecommended = Databases.pool(this.database.server, 1);
+                    JdbcBackend quiet = new JdbcBackend(asRecommended, this.database.table, Duration.ofMillis(100))) {
                 assertThat(records).isEmpty();
             }
-            try (HikariDataSource hikarisDefault = Databases.pool(this.server, 1, Duration.ofSeconds(5));
-                    JdbcBackend warned = new JdbcBackend(hikarisDefault, this.table, Duration.ofMillis(100))) {
+            try (HikariDataSource hikarisDefault = Databases.pool(this.database.server, 1, Duration.ofSeconds(5));
+                    JdbcBackend warned = new JdbcBackend(hikarisDefault, this.database.table, Duration.ofMillis(100))) {
                 assertThat(records).singleElement().satisfies((record) -> {
                     assertThat(record.getLevel()).isEqualTo(Level.WARNING);
                     assertThat(record.getMessage()).contains("spring.datasource.hikari.validation-timeout (5000 ms)",

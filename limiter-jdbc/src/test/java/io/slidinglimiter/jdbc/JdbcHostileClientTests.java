@@ -24,7 +24,6 @@ import io.slidinglimiter.failover.FailurePolicy;
 import io.slidinglimiter.failover.ResilientBackend;
 import io.slidinglimiter.local.LocalBackend;
 import io.slidinglimiter.testsupport.CapturedLog;
-import io.slidinglimiter.testsupport.PostgresServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -38,30 +37,19 @@ import static org.awaitility.Awaitility.await;
  */
 class JdbcHostileClientTests {
 
-    private PostgresServer server;
-
-    private HikariDataSource pool;
-
-    private CounterTable table;
-
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    /** The test's own server, pool and table. */
+    private Databases.Own database;
 
     private final AtomicInteger fallbacks = new AtomicInteger();
 
     @BeforeEach
     void startDatabase() {
-        this.server = PostgresServer.start();
-        this.pool = Databases.pool(this.server, 4);
-        this.table = Databases.createTable(this.server, CounterTable.DEFAULT_NAME);
+        this.database = new Databases.Own();
     }
 
     @AfterEach
     void stopDatabase() throws Exception {
-        for (AutoCloseable each : this.closing) {
-            each.close();
-        }
-        this.pool.close();
-        this.server.close();
+        this.database.close();
     }
 
     /**
@@ -69,24 +57,24 @@ class JdbcHostileClientTests {
      * {@code clock}, the denial cache; {@code probe} tells whether an outage's probe runs.
      */
     private ResilientBackend instance(FailurePolicy policy, TimeSource clock, boolean probe, Duration timeout) {
-        JdbcBackend jdbc = new JdbcBackend(this.pool, this.table, timeout);
+        JdbcBackend jdbc = new JdbcBackend(this.database.pool, this.database.table, timeout);
         ResilientBackend backend = new ResilientBackend(jdbc, new LocalBackend(clock, 1_000),
                 new ResilientBackend.Settings(policy, Map.of(), 3, 500, 1_000), clock,
                 (limit) -> this.fallbacks.incrementAndGet(), probe ? jdbc::ping : null, null);
-        this.closing.add(backend);
+        this.database.closing(backend);
         return backend;
     }
 
     /** Reads the database's count on a connection of its own. */
     private long usedInDatabase(LimitDefinition limit, String key) {
-        try (HikariDataSource reader = Databases.pool(this.server, 1);
-                JdbcBackend backend = new JdbcBackend(reader, this.table, Duration.ofSeconds(5))) {
+        try (HikariDataSource reader = Databases.pool(this.database.server, 1);
+                JdbcBackend backend = new JdbcBackend(reader, this.database.table, Duration.ofSeconds(5))) {
             return backend.usage(limit, key).used();
         }
     }
 
     private long rows() throws Exception {
-        try (Connection connection = this.pool.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = this.database.pool.getConnection(); Statement statement = connection.createStatement();
                 var result = statement.executeQuery("SELECT count(*) FROM limiter_counters")) {
             result.next();
             return result.getLong(1);
@@ -159,7 +147,7 @@ class JdbcHostileClientTests {
      */
     @Test
     void aProbeThatMeetsARowAnotherSessionHoldsGivesTheProbeBack() throws Exception {
-        try (Connection session = this.pool.getConnection(); Statement ddl = session.createStatement()) {
+        try (Connection session = this.database.pool.getConnection(); Statement ddl = session.createStatement()) {
             ddl.execute("CREATE FUNCTION out_of_resources() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
                     + " IF NEW.counter_key LIKE 'down-%' THEN RAISE EXCEPTION 'out of resources' USING ERRCODE = '53000';"
                     + " END IF; RETURN NEW; END $$");
@@ -174,7 +162,7 @@ class JdbcHostileClientTests {
             assertThat(backend.tryAcquire(limit, "down-" + i, 1).allowed()).as("fail-closed").isFalse();
         }
         assertThat(backend.failoverStatus().isCircuitOpen()).isTrue();
-        try (HikariDataSource other = Databases.pool(this.server, 1); Connection session = other.getConnection()) {
+        try (HikariDataSource other = Databases.pool(this.database.server, 1); Connection session = other.getConnection()) {
             session.setAutoCommit(false);
             try (PreparedStatement lock = session.prepareStatement("SELECT * FROM limiter_counters"
                     + " WHERE limit_name = 'probed' AND counter_key = 'held' FOR UPDATE")) {
@@ -200,7 +188,7 @@ class JdbcHostileClientTests {
      */
     @Test
     void oneKeyTheDatabaseCannotCountNeverHoldsBackTheOthersReports() throws Exception {
-        try (Connection session = this.pool.getConnection(); Statement ddl = session.createStatement()) {
+        try (Connection session = this.database.pool.getConnection(); Statement ddl = session.createStatement()) {
             ddl.execute("CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
                     + " IF NEW.counter_key = 'poison' THEN RAISE EXCEPTION 'poisoned' USING ERRCODE = '22023';"
                     + " END IF; RETURN NEW; END $$");
@@ -212,12 +200,12 @@ class JdbcHostileClientTests {
         LimitDefinition limit = LimitDefinition.of("reported", 5, Duration.ofMinutes(5), 10);
         assertThat(backend.tryAcquire(limit, "victim", 1).allowed()).isTrue();
         try (CapturedLog log = new CapturedLog("io.slidinglimiter.failover.UnreportableKeys")) {
-            this.server.stopImmediately();
+            this.database.server.stopImmediately();
             for (int i = 0; i < 4; i++) {
                 assertThat(backend.tryAcquire(limit, "poison", 1).allowed()).as("fail-open while stopped").isTrue();
                 assertThat(backend.tryAcquire(limit, "victim", 1).allowed()).as("fail-open while stopped").isTrue();
             }
-            this.server.startAgain();
+            this.database.server.startAgain();
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                     assertThat(usedInDatabase(limit, "victim")).as("1 before and 4 fail-open").isEqualTo(5));
             assertThat(backend.tryAcquire(limit, "victim", 1).allowed()).as("at its limit in the database")
