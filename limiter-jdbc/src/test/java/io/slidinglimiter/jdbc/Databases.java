@@ -6,6 +6,8 @@ import java.util.List;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import io.slidinglimiter.testsupport.PostgresServer;
 
@@ -42,9 +44,10 @@ final class Databases {
 
     /**
      * A test's own server with a pool of four and the counters' table, and what the test made on them,
-     * closed before them, in the order it was made.
+     * closed before them, in the order it was made: {@code @RegisterExtension final Databases.Own
+     * database = new Databases.Own();} gives each test its own, closed after it.
      */
-    static final class Own implements AutoCloseable {
+    static final class Own implements AfterEachCallback, AutoCloseable {
 
         final PostgresServer server = PostgresServer.start();
 
@@ -58,6 +61,11 @@ final class Databases {
         <T extends AutoCloseable> T closing(T each) {
             this.closing.add(each);
             return each;
+        }
+
+        @Override
+        public void afterEach(ExtensionContext context) throws Exception {
+            close();
         }
 
         @Override

@@ -15,9 +15,8 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
 import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.LimitDefinition;
@@ -45,19 +44,10 @@ class JdbcFaultTests {
     private static final long BOUND_MILLIS = 5_000;
 
     /** The test's own server, pool and table. */
-    private Databases.Own database;
+    @RegisterExtension
+    final Databases.Own database = new Databases.Own();
 
     private final AtomicInteger fallbacks = new AtomicInteger();
-
-    @BeforeEach
-    void startDatabase() {
-        this.database = new Databases.Own();
-    }
-
-    @AfterEach
-    void stopDatabase() throws Exception {
-        this.database.close();
-    }
 
     /** The database backend of the last {@link #instance}. */
     private JdbcBackend jdbc;

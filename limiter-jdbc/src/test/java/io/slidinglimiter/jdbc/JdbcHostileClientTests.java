@@ -12,9 +12,8 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.slidinglimiter.Decision;
 import io.slidinglimiter.core.LimitDefinition;
@@ -38,19 +37,10 @@ import static org.awaitility.Awaitility.await;
 class JdbcHostileClientTests {
 
     /** The test's own server, pool and table. */
-    private Databases.Own database;
+    @RegisterExtension
+    final Databases.Own database = new Databases.Own();
 
     private final AtomicInteger fallbacks = new AtomicInteger();
-
-    @BeforeEach
-    void startDatabase() {
-        this.database = new Databases.Own();
-    }
-
-    @AfterEach
-    void stopDatabase() throws Exception {
-        this.database.close();
-    }
 
     /**
      * The backend as an application gets it: the policy, a breaker of 3 failures and 500 ms on
