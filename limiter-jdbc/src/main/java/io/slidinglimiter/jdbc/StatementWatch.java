@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * A statement given up on is first cancelled, on a thread of the watch's own ({@link StatementCancel}):
  * a database that is alive (slow, or busy with others) ends it at once with an error, its connection
  * intact, so the pool logs no broken connection for the limiter's patience. Only a statement the
- * cancel did not end within half the timeout has its connection aborted: the database answers
- * nothing, and that connection is broken indeed.
+ * cancel did not end in time has its connection aborted (within half the timeout when the database
+ * answered nothing, so that its callers soon follow the policy; four timeouts when it answered
+ * others): the database answers nothing, and that connection is broken indeed.
  */
 final class StatementWatch implements AutoCloseable {
 
@@ -127,9 +128,12 @@ final class StatementWatch implements AutoCloseable {
 
     private void look() {
         long now = System.nanoTime();
-        // A statement the cancel did not end within half the timeout: the database answers nothing.
+        // A statement the cancel did not end in time: the database answers nothing. In time is half the
+        // timeout while it answered nothing (its callers wait for the policy), four timeouts while it
+        // answered others (it is alive, and a cancel on a busy host takes a while).
         for (Map.Entry<Watched, Connection> each : this.cancelled.entrySet()) {
-            if (now - each.getKey().givenUpNanos >= this.timeoutNanos / 2 && this.cancelled.remove(each.getKey()) != null) {
+            long graceNanos = each.getKey().silent ? this.timeoutNanos / 2 : 4 * this.timeoutNanos;
+            if (now - each.getKey().givenUpNanos >= graceNanos && this.cancelled.remove(each.getKey()) != null) {
                 abort(each.getValue());
             }
         }
@@ -154,7 +158,7 @@ final class StatementWatch implements AutoCloseable {
         }
     }
 
-    /** Cancels a statement given up on; its connection is aborted if that does not end it within half the timeout. */
+    /** Cancels a statement given up on; its connection is aborted if that does not end it in time. */
     private void giveUp(Watched watched, Statement statement) {
         this.cancelled.put(watched, watched.connection);
         try {
