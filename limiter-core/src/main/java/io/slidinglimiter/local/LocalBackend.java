@@ -187,6 +187,7 @@ public class LocalBackend implements RateLimitBackend {
     @Override
     public boolean admit(LimitDefinition limit, String key, long cost) {
         LimitRequest.checkCost(limit, cost);
+        checkLimit(limit);
         long nowMillis = this.timeSource.currentTimeMillis();
         while (true) {
             long outcome = this.store.counterFor(limit, key, nowMillis).acquire(nowMillis, cost, limit.limit());

@@ -302,6 +302,7 @@ class LocalBackendTests {
                     .withMessageContaining("'beyond'").withMessageContaining("2^53");
             assertThatIllegalArgumentException()
                     .isThrownBy(() -> backend.tryAcquireAll(List.of(new LimitRequest(beyond, "k", 1))));
+            assertThatIllegalArgumentException().isThrownBy(() -> backend.admit(beyond, "k", 1));
             assertThat(backend.largestLimit(beyond)).isEqualTo(LocalBackend.MAX_LIMIT);
         }
     }

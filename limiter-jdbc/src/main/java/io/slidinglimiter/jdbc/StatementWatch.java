@@ -43,7 +43,7 @@ final class StatementWatch implements AutoCloseable {
 
     private final ConcurrentHashMap<Watched, Statement> inFlight = new ConcurrentHashMap<>();
 
-    /** Statements given up on and cancelled, whose connection is aborted if they have not ended by the next look. */
+    /** Statements given up on and cancelled, whose connection is aborted if they have not ended in time. */
     private final ConcurrentHashMap<Watched, Connection> cancelled = new ConcurrentHashMap<>();
 
     private final ScheduledExecutorService watcher;
