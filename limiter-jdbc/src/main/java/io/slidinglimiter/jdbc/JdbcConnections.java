@@ -159,10 +159,21 @@ final class JdbcConnections {
                 boolean busyWithDecisions = ex.getCause() == null
                         && (this.watch.isBusy() || this.watch.answeredSince(startNanos));
                 if (!busyWithDecisions || System.nanoTime() - startNanos >= this.maxWaitNanos) {
-                    throw (ex.getCause() == null) ? exhausted(pool, ex) : ex;
+                    throw isExhausted(pool, ex) ? exhausted(pool, ex) : ex;
                 }
             }
         }
+    }
+
+    /**
+     * Whether the pool gave no connection because it holds as many as it may and all are in use: not
+     * because it could not open one (a database out of reach or stalled leaves the pool short of
+     * connections, with nothing in use to wait for).
+     */
+    private static boolean isExhausted(HikariPool pool, SQLTransientConnectionException ex) {
+        int total = pool.getTotalConnections();
+        return ex.getCause() == null && total > 0 && total >= HikariPools.maximumPoolSizeOf(pool)
+                && pool.getActiveConnections() >= total;
     }
 
     /**
@@ -310,6 +321,11 @@ final class JdbcConnections {
             catch (SQLException ex) {
                 return 0;
             }
+        }
+
+        /** @return the most connections the pool may hold */
+        static int maximumPoolSizeOf(HikariPool pool) {
+            return pool.config.getMaximumPoolSize();
         }
 
         static HikariPool of(DataSource dataSource) throws SQLException {
