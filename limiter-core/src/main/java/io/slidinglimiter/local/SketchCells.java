@@ -1,13 +1,13 @@
 package io.slidinglimiter.local;
 
-import java.util.Arrays;
-
 /**
  * The counts of an {@link OverflowSketch}'s cells, one array per time slot, in the fewest bytes a cell
  * of the limit needs.
  * <p>
  * A cell counts a limit's permits in one slot; a limit of at most {@value #BYTE_LIMIT} permits needs
- * one byte a cell, of at most {@value #SHORT_LIMIT} two, else four. A cell saturates at its type's
+ * one byte a cell, of at most {@value #SHORT_LIMIT} two, else four. A cell's slots lie side by side, so
+ * that a key's count (the sum of its cells' slots) reads one cache line a cell, not one a slot; a
+ * slot's column is cleared with a stride, once each time time enters it. A cell saturates at its type's
  * largest value, which then reads as more than any limit: an over-estimate, as the sketch may only
  * make (a limit raised at run time past its cells' range refuses more, never admits more).
  */
@@ -60,31 +60,37 @@ abstract sealed class SketchCells {
     /** One byte a cell, 255 saturated. */
     static final class Bytes extends SketchCells {
 
-        private final byte[][] counts;
+        private final byte[] counts;
+
+        private final int positions;
 
         Bytes(int positions, int cells) {
-            this.counts = new byte[positions][cells];
+            this.counts = new byte[positions * cells];
+            this.positions = positions;
         }
 
         @Override
         int get(int position, int cell) {
-            int count = this.counts[position][cell] & 0xFF;
+            int count = this.counts[cell * this.positions + position] & 0xFF;
             return (count == 0xFF) ? SATURATED : count;
         }
 
         @Override
         void add(int position, int cell, long permits) {
-            this.counts[position][cell] = (byte) Math.min(0xFF, (this.counts[position][cell] & 0xFF) + permits);
+            int at = cell * this.positions + position;
+            this.counts[at] = (byte) Math.min(0xFF, (this.counts[at] & 0xFF) + permits);
         }
 
         @Override
         void clear(int position) {
-            Arrays.fill(this.counts[position], (byte) 0);
+            for (int at = position; at < this.counts.length; at += this.positions) {
+                this.counts[at] = 0;
+            }
         }
 
         @Override
         long bytes() {
-            return (long) this.counts.length * this.counts[0].length;
+            return this.counts.length;
         }
 
     }
@@ -92,31 +98,37 @@ abstract sealed class SketchCells {
     /** Two bytes a cell, 65 535 saturated. */
     static final class Shorts extends SketchCells {
 
-        private final char[][] counts;
+        private final char[] counts;
+
+        private final int positions;
 
         Shorts(int positions, int cells) {
-            this.counts = new char[positions][cells];
+            this.counts = new char[positions * cells];
+            this.positions = positions;
         }
 
         @Override
         int get(int position, int cell) {
-            int count = this.counts[position][cell];
+            int count = this.counts[cell * this.positions + position];
             return (count == 0xFFFF) ? SATURATED : count;
         }
 
         @Override
         void add(int position, int cell, long permits) {
-            this.counts[position][cell] = (char) Math.min(0xFFFF, this.counts[position][cell] + permits);
+            int at = cell * this.positions + position;
+            this.counts[at] = (char) Math.min(0xFFFF, this.counts[at] + permits);
         }
 
         @Override
         void clear(int position) {
-            Arrays.fill(this.counts[position], (char) 0);
+            for (int at = position; at < this.counts.length; at += this.positions) {
+                this.counts[at] = 0;
+            }
         }
 
         @Override
         long bytes() {
-            return 2L * this.counts.length * this.counts[0].length;
+            return 2L * this.counts.length;
         }
 
     }
@@ -124,30 +136,36 @@ abstract sealed class SketchCells {
     /** Four bytes a cell, {@link Integer#MAX_VALUE} saturated. */
     static final class Ints extends SketchCells {
 
-        private final int[][] counts;
+        private final int[] counts;
+
+        private final int positions;
 
         Ints(int positions, int cells) {
-            this.counts = new int[positions][cells];
+            this.counts = new int[positions * cells];
+            this.positions = positions;
         }
 
         @Override
         int get(int position, int cell) {
-            return this.counts[position][cell];
+            return this.counts[cell * this.positions + position];
         }
 
         @Override
         void add(int position, int cell, long permits) {
-            this.counts[position][cell] = (int) Math.min(Integer.MAX_VALUE, this.counts[position][cell] + permits);
+            int at = cell * this.positions + position;
+            this.counts[at] = (int) Math.min(Integer.MAX_VALUE, this.counts[at] + permits);
         }
 
         @Override
         void clear(int position) {
-            Arrays.fill(this.counts[position], 0);
+            for (int at = position; at < this.counts.length; at += this.positions) {
+                this.counts[at] = 0;
+            }
         }
 
         @Override
         long bytes() {
-            return 4L * this.counts.length * this.counts[0].length;
+            return 4L * this.counts.length;
         }
 
     }
