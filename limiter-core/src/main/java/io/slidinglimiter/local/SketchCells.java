@@ -45,52 +45,84 @@ abstract sealed class SketchCells {
         return (limit <= BYTE_LIMIT) ? 1 : (limit <= SHORT_LIMIT) ? 2 : 4;
     }
 
+    /** The slots each cell counts in. */
+    private final int positions;
+
+    /** Cells times slots: the length of the counts. */
+    private final int length;
+
+    /**
+     * @param positions the slots each cell counts in
+     * @param cells the cells
+     */
+    SketchCells(int positions, int cells) {
+        this.positions = positions;
+        this.length = positions * cells;
+    }
+
     /** @return a cell's count in a slot's position; {@link #SATURATED} once it saturated */
-    abstract int get(int position, int cell);
+    final int get(int position, int cell) {
+        return read(cell * this.positions + position);
+    }
 
     /** Adds permits to a cell, saturating. */
-    abstract void add(int position, int cell, long permits);
+    final void add(int position, int cell, long permits) {
+        addAt(cell * this.positions + position, permits);
+    }
 
     /** Empties every cell of a slot's position. */
-    abstract void clear(int position);
+    final void clear(int position) {
+        for (int at = position; at < this.length; at += this.positions) {
+            zero(at);
+        }
+    }
 
     /** @return the bytes the counts take */
-    abstract long bytes();
+    final long bytes() {
+        return (long) this.length * cellBytes();
+    }
+
+    /** @return the count at an index of the counts; {@link #SATURATED} once it saturated */
+    abstract int read(int at);
+
+    /** Adds permits at an index of the counts, saturating. */
+    abstract void addAt(int at, long permits);
+
+    /** Empties the count at an index of the counts. */
+    abstract void zero(int at);
+
+    /** @return the bytes one count takes */
+    abstract int cellBytes();
 
     /** One byte a cell, 255 saturated. */
     static final class Bytes extends SketchCells {
 
         private final byte[] counts;
 
-        private final int positions;
-
         Bytes(int positions, int cells) {
+            super(positions, cells);
             this.counts = new byte[positions * cells];
-            this.positions = positions;
         }
 
         @Override
-        int get(int position, int cell) {
-            int count = this.counts[cell * this.positions + position] & 0xFF;
+        int read(int at) {
+            int count = this.counts[at] & 0xFF;
             return (count == 0xFF) ? SATURATED : count;
         }
 
         @Override
-        void add(int position, int cell, long permits) {
-            int at = cell * this.positions + position;
+        void addAt(int at, long permits) {
             this.counts[at] = (byte) Math.min(0xFF, (this.counts[at] & 0xFF) + permits);
         }
 
         @Override
-        void clear(int position) {
-            for (int at = position; at < this.counts.length; at += this.positions) {
-                this.counts[at] = 0;
-            }
+        void zero(int at) {
+            this.counts[at] = 0;
         }
 
         @Override
-        long bytes() {
-            return this.counts.length;
+        int cellBytes() {
+            return 1;
         }
 
     }
@@ -100,35 +132,30 @@ abstract sealed class SketchCells {
 
         private final char[] counts;
 
-        private final int positions;
-
         Shorts(int positions, int cells) {
+            super(positions, cells);
             this.counts = new char[positions * cells];
-            this.positions = positions;
         }
 
         @Override
-        int get(int position, int cell) {
-            int count = this.counts[cell * this.positions + position];
+        int read(int at) {
+            int count = this.counts[at];
             return (count == 0xFFFF) ? SATURATED : count;
         }
 
         @Override
-        void add(int position, int cell, long permits) {
-            int at = cell * this.positions + position;
+        void addAt(int at, long permits) {
             this.counts[at] = (char) Math.min(0xFFFF, this.counts[at] + permits);
         }
 
         @Override
-        void clear(int position) {
-            for (int at = position; at < this.counts.length; at += this.positions) {
-                this.counts[at] = 0;
-            }
+        void zero(int at) {
+            this.counts[at] = 0;
         }
 
         @Override
-        long bytes() {
-            return 2L * this.counts.length;
+        int cellBytes() {
+            return 2;
         }
 
     }
@@ -138,34 +165,29 @@ abstract sealed class SketchCells {
 
         private final int[] counts;
 
-        private final int positions;
-
         Ints(int positions, int cells) {
+            super(positions, cells);
             this.counts = new int[positions * cells];
-            this.positions = positions;
         }
 
         @Override
-        int get(int position, int cell) {
-            return this.counts[cell * this.positions + position];
+        int read(int at) {
+            return this.counts[at];
         }
 
         @Override
-        void add(int position, int cell, long permits) {
-            int at = cell * this.positions + position;
+        void addAt(int at, long permits) {
             this.counts[at] = (int) Math.min(Integer.MAX_VALUE, this.counts[at] + permits);
         }
 
         @Override
-        void clear(int position) {
-            for (int at = position; at < this.counts.length; at += this.positions) {
-                this.counts[at] = 0;
-            }
+        void zero(int at) {
+            this.counts[at] = 0;
         }
 
         @Override
-        long bytes() {
-            return 4L * this.counts.length;
+        int cellBytes() {
+            return 4;
         }
 
     }
