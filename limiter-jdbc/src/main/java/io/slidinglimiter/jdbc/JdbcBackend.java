@@ -442,7 +442,7 @@ public final class JdbcBackend implements RemoteBackend, LeaseServer {
     @Override
     public boolean answered(Throwable failure) {
         String state = JdbcBackendException.sqlStateOf(failure);
-        return state != null && !state.startsWith("08") && !state.startsWith("57P");
+        return state != null && !JdbcBackendException.isOutOfReach(state);
     }
 
     @Override

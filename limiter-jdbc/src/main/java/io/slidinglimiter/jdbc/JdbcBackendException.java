@@ -76,4 +76,14 @@ public class JdbcBackendException extends RemoteBackendException {
         return null;
     }
 
+    /**
+     * Whether a SQLSTATE says the database was not reached, rather than answered: a connection's failure
+     * (class 08), a server shutting down or starting (57P01, 57P02, 57P03).
+     * @param state a SQLSTATE
+     * @return whether the database was out of reach
+     */
+    static boolean isOutOfReach(String state) {
+        return state.startsWith("08") || state.startsWith("57P");
+    }
+
 }

@@ -7,6 +7,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -100,24 +102,22 @@ public final class JdbcSchema {
             statement.setString(parameter, this.table.name() + "_decide");
             try (ResultSet result = statement.executeQuery()) {
                 result.next();
-                StringBuilder missing = new StringBuilder();
+                List<String> missing = new ArrayList<>();
                 int column = 2;
                 for (String grant : grants) {
                     if (!result.getBoolean(column++)) {
-                        missing.append(missing.isEmpty() ? "" : "; ").append(grant).append(" ON ").append(this.table.name());
+                        missing.add(grant + " ON " + this.table.name());
                     }
                     if (!result.getBoolean(column++)) {
-                        missing.append(missing.isEmpty() ? "" : "; ").append(grant).append(" ON ")
-                                .append(this.table.limitsTable());
+                        missing.add(grant + " ON " + this.table.limitsTable());
                     }
                 }
                 if (!result.getBoolean(column)) {
-                    missing.append(missing.isEmpty() ? "" : "; ").append("EXECUTE ON FUNCTION ")
-                            .append(this.table.name()).append("_decide");
+                    missing.add("EXECUTE ON FUNCTION " + this.table.name() + "_decide");
                 }
                 String user = result.getString(1);
                 JdbcConnections.commitIfAsked(connection);
-                return missing.isEmpty() ? null : "user " + user + " lacks " + missing;
+                return missing.isEmpty() ? null : "user " + user + " lacks " + String.join("; ", missing);
             }
         }
     }
@@ -130,19 +130,9 @@ public final class JdbcSchema {
      * @return whether the database was out of reach
      */
     public static boolean isUnreachable(SQLException failure) {
-        if (failure instanceof SQLTransientConnectionException) {
-            return true;
-        }
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null
-                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
-                return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return false;
+        String state = JdbcBackendException.sqlStateOf(failure);
+        return failure instanceof SQLTransientConnectionException
+                || (state != null && JdbcBackendException.isOutOfReach(state));
     }
 
     /**
