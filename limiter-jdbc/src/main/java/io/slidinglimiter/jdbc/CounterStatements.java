@@ -89,7 +89,7 @@ final class CounterStatements {
                 Decisions[] decided = new Decisions[size];
                 try (ResultSet result = statement.executeQuery()) {
                     while (result.next()) {
-                        int i = indexOf(requests, result.getString(7), result.getString(8));
+                        int i = indexOf(requests, limits.keys, result.getString(7), result.getString(8));
                         decided[i] = decisionsOf(result, requests.get(i).limit());
                     }
                 }
@@ -137,11 +137,13 @@ final class CounterStatements {
         }
     }
 
-    /** Where a limit and key are among requests that hold each pair once. */
-    private static int indexOf(List<LimitRequest> requests, String name, String key) {
+    /**
+     * Where a limit and key are among requests that hold each pair once, by the keys as the statement
+     * sent them ({@link CounterKeys#inText}).
+     */
+    private static int indexOf(List<LimitRequest> requests, String[] keysSent, String name, String key) {
         for (int i = 0; i < requests.size(); i++) {
-            LimitRequest request = requests.get(i);
-            if (request.limit().name().equals(name) && CounterKeys.inText(request.key()).equals(key)) {
+            if (keysSent[i].equals(key) && requests.get(i).limit().name().equals(name)) {
                 return i;
             }
         }

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -44,7 +45,7 @@ final class StatementWatch implements AutoCloseable {
     private final ConcurrentHashMap<Watched, Statement> inFlight = new ConcurrentHashMap<>();
 
     /** Statements given up on and cancelled, whose connection is aborted if they have not ended in time. */
-    private final ConcurrentHashMap<Watched, Connection> cancelled = new ConcurrentHashMap<>();
+    private final Set<Watched> cancelled = ConcurrentHashMap.newKeySet();
 
     private final ScheduledExecutorService watcher;
 
@@ -131,10 +132,10 @@ final class StatementWatch implements AutoCloseable {
         // A statement the cancel did not end in time: the database answers nothing. In time is half the
         // timeout while it answered nothing (its callers wait for the policy), four timeouts while it
         // answered others (it is alive, and a cancel on a busy host takes a while).
-        for (Map.Entry<Watched, Connection> each : this.cancelled.entrySet()) {
-            long graceNanos = each.getKey().silent ? this.timeoutNanos / 2 : 4 * this.timeoutNanos;
-            if (now - each.getKey().givenUpNanos >= graceNanos && this.cancelled.remove(each.getKey()) != null) {
-                abort(each.getValue());
+        for (Watched each : this.cancelled) {
+            long graceNanos = each.silent ? this.timeoutNanos / 2 : 4 * this.timeoutNanos;
+            if (now - each.givenUpNanos >= graceNanos && this.cancelled.remove(each)) {
+                abort(each.connection);
             }
         }
         // Silence counts up to two periods per look: a look later than that was this JVM's pause.
@@ -160,12 +161,12 @@ final class StatementWatch implements AutoCloseable {
 
     /** Cancels a statement given up on; its connection is aborted if that does not end it in time. */
     private void giveUp(Watched watched, Statement statement) {
-        this.cancelled.put(watched, watched.connection);
+        this.cancelled.add(watched);
         try {
             this.canceller.execute(() -> StatementCancel.cancel(watched.connection, statement));
         }
         catch (RejectedExecutionException ex) {
-            if (this.cancelled.remove(watched) != null) {
+            if (this.cancelled.remove(watched)) {
                 abort(watched.connection);
             }
         }
