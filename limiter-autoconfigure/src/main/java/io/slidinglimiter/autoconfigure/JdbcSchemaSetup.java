@@ -41,7 +41,6 @@ final class JdbcSchemaSetup {
     static void prepare(DataSource dataSource, CounterTable table, LimiterProperties.SchemaInitialization initialization,
             LimiterProperties properties) {
         JdbcSchema schema = new JdbcSchema(dataSource, table);
-        String step = "limiter.jdbc.table";
         try {
             String unsupported = schema.unsupportedDatabase();
             if (unsupported != null) {
@@ -57,9 +56,7 @@ final class JdbcSchemaSetup {
                                 + "_counters (lower-case letters, digits and underscores).");
             }
             if (initialization == LimiterProperties.SchemaInitialization.ALWAYS) {
-                step = "limiter.jdbc.initialize-schema";
-                schema.create();
-                step = "limiter.jdbc.table";
+                create(schema, table);
             }
             if (!schema.isPresent()) {
                 throw new InvalidLimiterConfigurationException("limiter.jdbc.table", "is " + table.name()
@@ -79,7 +76,10 @@ final class JdbcSchemaSetup {
         }
         catch (SQLException ex) {
             if (!JdbcSchema.isUnreachable(ex)) {
-                throw refused(step, table, ex);
+                throw new InvalidLimiterConfigurationException("limiter.jdbc.table", "is " + table.name() + ", but "
+                        + refusal("check of", table, ex), "Name a table the application's user may use, or grant it"
+                                + " SELECT, INSERT, UPDATE and DELETE on " + table.name() + " and "
+                                + table.limitsTable() + ".");
             }
             logger.warn("Sliding Limiter could not reach the database at start (" + ex.getMessage() + "): limits on"
                     + " jdbc follow limiter.jdbc.on-failure (or each limit's own) until it answers, and the table "
@@ -87,19 +87,29 @@ final class JdbcSchemaSetup {
         }
     }
 
-    /** The start's failure for a statement the database answered with an error: a name, a privilege, a DDL it refused. */
-    private static InvalidLimiterConfigurationException refused(String step, CounterTable table, SQLException ex) {
-        String said = "the database refused the limiter's " + ("limiter.jdbc.table".equals(step) ? "check of"
-                : "creation of") + " table " + table.name() + " (SQLSTATE " + ex.getSQLState() + ": "
-                + ex.getMessage() + ")";
-        if ("limiter.jdbc.initialize-schema".equals(step)) {
-            return new InvalidLimiterConfigurationException(step, "is always, but " + said, "Create the table from "
-                    + CounterTable.SCHEMA + " in a migration run by a user allowed to (or GRANT CREATE ON SCHEMA"
-                    + " to the application's user), then set limiter.jdbc.initialize-schema=never.");
+    /**
+     * Creates the table under {@code initialize-schema: always}; a DDL the database refuses (not one it
+     * could not be reached for) fails the start naming that property.
+     */
+    private static void create(JdbcSchema schema, CounterTable table) throws SQLException {
+        try {
+            schema.create();
         }
-        return new InvalidLimiterConfigurationException(step, "is " + table.name() + ", but " + said,
-                "Name a table the application's user may use, or grant it SELECT, INSERT, UPDATE and DELETE on "
-                        + table.name() + " and " + table.limitsTable() + ".");
+        catch (SQLException ex) {
+            if (JdbcSchema.isUnreachable(ex)) {
+                throw ex;
+            }
+            throw new InvalidLimiterConfigurationException("limiter.jdbc.initialize-schema", "is always, but "
+                    + refusal("creation of", table, ex), "Create the table from " + CounterTable.SCHEMA
+                            + " in a migration run by a user allowed to (or GRANT CREATE ON SCHEMA to the application's"
+                            + " user), then set limiter.jdbc.initialize-schema=never.");
+        }
+    }
+
+    /** What the database answered a statement of the limiter's with: its SQLSTATE and message. */
+    private static String refusal(String what, CounterTable table, SQLException ex) {
+        return "the database refused the limiter's " + what + " table " + table.name() + " (SQLSTATE "
+                + ex.getSQLState() + ": " + ex.getMessage() + ")";
     }
 
 }
