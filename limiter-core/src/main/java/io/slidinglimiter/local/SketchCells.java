@@ -30,10 +30,11 @@ abstract sealed class SketchCells {
      * @return cells of the fewest bytes that count the limit
      */
     static SketchCells forLimit(long limit, int positions, int cells) {
-        if (limit <= BYTE_LIMIT) {
-            return new Bytes(positions, cells);
-        }
-        return (limit <= SHORT_LIMIT) ? new Shorts(positions, cells) : new Ints(positions, cells);
+        return switch (bytesPerCell(limit)) {
+            case 1 -> new Bytes(positions, cells);
+            case 2 -> new Shorts(positions, cells);
+            default -> new Ints(positions, cells);
+        };
     }
 
     /**
