@@ -93,6 +93,8 @@ class JdbcHostileClientTests {
         keys.add("sha256:looks-like-a-digest");
         keys.add("x".repeat(200));
         keys.add("x".repeat(201));
+        keys.add("k".repeat(64 * 1024));
+        keys.add("'; DROP TABLE limiter_counters; --");
         return keys;
     }
 
