@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -62,11 +63,15 @@ class ThreadHopHeadersHttpTests {
     private void assertTwoAdmittedThenOneDeniedWithTheHeaders(ConfigurableApplicationContext app, String path,
             String body, String limit) throws Exception {
         HttpResponse<String> first = get(app, path);
-        assertThat(first.statusCode()).isEqualTo(200);
+        // What a failure needs to be read: every header of the answer, and each run of the method.
+        Supplier<String> seen = () -> "first answer's headers " + first.headers().map()
+                + ", the method ran on " + app.getBean(Reports.class).threads();
+        assertThat(first.statusCode()).as(seen).isEqualTo(200);
         assertThat(first.body()).isEqualTo(body);
-        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"" + limit + "\";q=2;w=60");
+        assertThat(first.headers().firstValue("RateLimit-Policy")).as(seen).hasValue("\"" + limit + "\";q=2;w=60");
         // Sub-windows are aligned to the clock: the count frees within the window, not always a whole one.
-        assertThat(first.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"" + limit + "\";r=1;t=");
+        assertThat(first.headers().firstValue("RateLimit").orElseThrow()).as(seen)
+                .startsWith("\"" + limit + "\";r=1;t=");
         assertThat(get(app, path).headers().firstValue("RateLimit").orElseThrow())
                 .startsWith("\"" + limit + "\";r=0;t=");
         HttpResponse<String> denied = get(app, path);
