@@ -3,7 +3,6 @@ package io.slidinglimiter.testsupport;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -314,15 +313,8 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket socket = new ServerSocket(0)) {
-                int port = socket.getLocalPort();
-                if (port != 5432) {
-                    return port;
-                }
-            }
-        }
+    private static int freePort() {
+        return FreePorts.next((port) -> true);
     }
 
 }

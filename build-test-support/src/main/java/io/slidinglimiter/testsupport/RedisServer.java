@@ -4,8 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -324,25 +322,9 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket socket = new ServerSocket(0)) {
-                int port = socket.getLocalPort();
-                // Cluster nodes also listen on port + 10000: it must be free as well.
-                if (port != 6379 && port + 10000 <= 65535 && isFree(port + 10000)) {
-                    return port;
-                }
-            }
-        }
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
-        }
-        catch (IOException ex) {
-            return false;
-        }
+    /** A port of this JVM's; a cluster node also listens on port + 10000, which must be free as well. */
+    private static int freePort() {
+        return FreePorts.next((port) -> port + 10000 <= 65535 && FreePorts.isFree(port + 10000));
     }
 
     /**

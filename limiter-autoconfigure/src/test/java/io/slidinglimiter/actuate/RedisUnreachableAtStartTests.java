@@ -1,6 +1,5 @@
 package io.slidinglimiter.actuate;
 
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +17,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import io.slidinglimiter.testsupport.FreePorts;
 import io.slidinglimiter.testsupport.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,10 +35,8 @@ class RedisUnreachableAtStartTests {
 
     @Test
     void oneWarningNamesTheAddressThenTheOutageIsLoggedOnce(CapturedOutput output) throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        // A port this JVM holds, on which nothing listens: no other test's server can take it.
+        int port = FreePorts.next((any) -> true);
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(
                 RateLimitersEndpointIntegrationTests.OperationsApplication.class).properties("server.port=0",
                         "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,

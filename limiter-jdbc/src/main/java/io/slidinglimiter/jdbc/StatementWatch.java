@@ -29,9 +29,10 @@ import java.util.concurrent.TimeUnit;
  * A statement given up on is first cancelled, on a thread of the watch's own ({@link StatementCancel}):
  * a database that is alive (slow, or busy with others) ends it at once with an error, its connection
  * intact, so the pool logs no broken connection for the limiter's patience. Only a statement the
- * cancel did not end in time has its connection aborted (within half the timeout when the database
- * answered nothing, so that its callers soon follow the policy; four timeouts when it answered
- * others): the database answers nothing, and that connection is broken indeed.
+ * cancel did not end in time has its connection aborted (within the timeout of sending it when the
+ * database answered nothing, so that its callers soon follow the policy; four timeouts when it
+ * answered others, or took the cancel, or when this JVM was slow to send it): the database answers
+ * nothing, and that connection is broken indeed.
  */
 final class StatementWatch implements AutoCloseable {
 
@@ -129,12 +130,9 @@ final class StatementWatch implements AutoCloseable {
 
     private void look() {
         long now = System.nanoTime();
-        // A statement the cancel did not end in time: the database answers nothing. In time is half the
-        // timeout while it answered nothing (its callers wait for the policy), four timeouts while it
-        // answered others (it is alive, and a cancel on a busy host takes a while).
+        // A statement the cancel did not end in time: the database answers nothing.
         for (Watched each : this.cancelled) {
-            long graceNanos = each.silent ? this.timeoutNanos / 2 : 4 * this.timeoutNanos;
-            if (now - each.givenUpNanos >= graceNanos && this.cancelled.remove(each)) {
+            if (each.isOverdue(now, this.timeoutNanos) && this.cancelled.remove(each)) {
                 abort(each.connection);
             }
         }
@@ -163,7 +161,12 @@ final class StatementWatch implements AutoCloseable {
     private void giveUp(Watched watched, Statement statement) {
         this.cancelled.add(watched);
         try {
-            this.canceller.execute(() -> StatementCancel.cancel(watched.connection, statement));
+            this.canceller.execute(() -> {
+                watched.cancelSentNanos = System.nanoTime();
+                if (StatementCancel.cancel(watched.connection, statement)) {
+                    watched.cancelTakenNanos = System.nanoTime();
+                }
+            });
         }
         catch (RejectedExecutionException ex) {
             if (this.cancelled.remove(watched)) {
@@ -197,6 +200,12 @@ final class StatementWatch implements AutoCloseable {
         /** When the watch gave it up; the watch's thread only. */
         private long givenUpNanos;
 
+        /** When the cancel's thread began to send the cancel; 0 before. */
+        private volatile long cancelSentNanos;
+
+        /** When the database had taken the cancel (it answered the cancel's request); 0 before. */
+        private volatile long cancelTakenNanos;
+
         /**
          * Whether the watch gave it up (cancelled it, or aborted its connection): the database answered
          * nothing for the timeout, or it for max-wait.
@@ -212,6 +221,26 @@ final class StatementWatch implements AutoCloseable {
         Watched(long sentNanos, Connection connection) {
             this.sentNanos = sentNanos;
             this.connection = connection;
+        }
+
+        /**
+         * Whether the cancel did not end the statement in time, so that its connection is aborted. The
+         * time counts from what happened last: the database took the cancel (it is alive, the
+         * statement's error is on its way: four timeouts); the cancel was sent but not taken (the
+         * timeout while the database answered nothing, so that its callers soon follow the policy;
+         * four timeouts while it answered others); the cancel is not sent yet (this JVM's own delay, on a
+         * busy host or behind other cancels: four timeouts from giving up).
+         */
+        boolean isOverdue(long now, long timeoutNanos) {
+            long taken = this.cancelTakenNanos;
+            if (taken != 0) {
+                return now - taken >= 4 * timeoutNanos;
+            }
+            long sent = this.cancelSentNanos;
+            if (sent != 0) {
+                return now - sent >= (this.silent ? timeoutNanos : 4 * timeoutNanos);
+            }
+            return now - this.givenUpNanos >= 4 * timeoutNanos;
         }
 
     }

@@ -349,7 +349,6 @@ class BatchedDecisionsTests {
         return values.get(3);
     }
 
-    /** @return the script calls the schedule asked for, peeks included */
     /**
      * The unit of a replayed schedule's windows and steps. The schedule runs on a fake clock, but
      * Redis expires a counter's key on its own clock, the window's length after its last write: in
@@ -358,6 +357,7 @@ class BatchedDecisionsTests {
      */
     private static final long TIME_UNIT_MILLIS = 10_000;
 
+    /** @return the script calls the schedule asked for, peeks included */
     private static long replay(LettuceScriptRunner runner, long seed, int steps) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
         ManualTimeSource time = new ManualTimeSource(1_700_000_000_000L + random.nextLong(0, 1_000_000));
