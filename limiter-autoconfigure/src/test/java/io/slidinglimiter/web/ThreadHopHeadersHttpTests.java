@@ -65,7 +65,8 @@ class ThreadHopHeadersHttpTests {
         HttpResponse<String> first = get(app, path);
         // What a failure needs to be read: every header of the answer, and each run of the method.
         Supplier<String> seen = () -> "first answer's headers " + first.headers().map()
-                + ", the method ran on " + app.getBean(Reports.class).threads();
+                + ", the method ran on " + app.getBean(Reports.class).threads() + ", the handler ran on "
+                + AsyncApplication.ReportController.CALLS;
         assertThat(first.statusCode()).as(seen).isEqualTo(200);
         assertThat(first.body()).isEqualTo(body);
         assertThat(first.headers().firstValue("RateLimit-Policy")).as(seen).hasValue("\"" + limit + "\";q=2;w=60");
@@ -103,8 +104,12 @@ class ThreadHopHeadersHttpTests {
                 this.reports = reports;
             }
 
+            static final java.util.Queue<String> CALLS = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
             @GetMapping("/report")
-            CompletableFuture<String> report() {
+            CompletableFuture<String> report(jakarta.servlet.http.HttpServletRequest request) {
+                CALLS.add(Thread.currentThread().getName() + " " + request.getDispatcherType() + " "
+                        + System.identityHashCode(request) + " " + request.getHeader("Upgrade") + " " + request.getRemotePort());
                 return this.reports.build();
             }
 
