@@ -39,6 +39,12 @@ public final class HttpRateLimitContext implements InboundCall {
 
     private final AppliedLimits applied;
 
+    /** The container's thread in a dispatch of the filter's for this request now; null between dispatches. */
+    private volatile Thread serving;
+
+    /** Whether decisions taken on another thread wait for the container's thread to write their headers. */
+    private volatile boolean headersPending;
+
     HttpRateLimitContext(HttpServletRequest request, HttpServletResponse response, boolean headersOnAllowed,
             Predicate<String> shadow) {
         this.request = request;
@@ -100,7 +106,36 @@ public final class HttpRateLimitContext implements InboundCall {
     public void record(List<LimitRequest> requests, Decisions decisions) {
         this.applied.record(requests, decisions);
         if (this.headersOnAllowed && decisions.allowed()) {
-            writeHeaders();
+            if (Thread.currentThread() == this.serving) {
+                writeHeaders(this.response);
+            }
+            else {
+                // Decided after a thread hop (an @Async method, a Mono, a coroutine) while the container's
+                // thread may be writing the response itself: a servlet response is not safe to share
+                // (Tomcat's headers were corrupted, and the client sent its request again). The filter
+                // writes them on the container's thread, at the asynchronous dispatch.
+                this.headersPending = true;
+            }
+        }
+    }
+
+    /**
+     * Notes the container's thread serving a dispatch of the filter's for this request, or its end.
+     * @param thread the thread, or null once the dispatch ended
+     */
+    void servedBy(Thread thread) {
+        this.serving = thread;
+    }
+
+    /**
+     * Writes the headers of decisions taken on other threads since the last write, on the
+     * container's thread.
+     * @param current the response of the current dispatch
+     */
+    void writePendingHeaders(HttpServletResponse current) {
+        if (this.headersPending) {
+            this.headersPending = false;
+            writeHeaders(current);
         }
     }
 
@@ -109,15 +144,19 @@ public final class HttpRateLimitContext implements InboundCall {
         this.applied.recordDenial(denied);
     }
 
-    /** Writes the RateLimit headers of every limit that applied, whatever the setting: for 429s. */
-    void writeHeaders() {
-        if (this.response == null || this.response.isCommitted()) {
+    /**
+     * Writes the RateLimit headers of every limit that applied, whatever the setting (for 429s), on a
+     * dispatch's response.
+     * @param target the response of the current dispatch, on the container's thread
+     */
+    void writeHeaders(HttpServletResponse target) {
+        if (target == null || target.isCommitted()) {
             return;
         }
         String[] values = this.applied.headerValues();
         if (values != null) {
-            this.response.setHeader(RateLimitHeaders.POLICY, values[0]);
-            this.response.setHeader(RateLimitHeaders.RATE_LIMIT, values[1]);
+            target.setHeader(RateLimitHeaders.POLICY, values[0]);
+            target.setHeader(RateLimitHeaders.RATE_LIMIT, values[1]);
         }
     }
 

@@ -46,8 +46,8 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
             return new ModelAndView();
         }
         try {
-            // On an asynchronous dispatch (a controller's CompletableFuture or Mono failed) the filter
-            // does not run again: the rejection is written here, with the headers the call recorded.
+            // On an asynchronous dispatch (a controller's CompletableFuture or Mono failed) the filter only
+            // writes headers: the rejection is written here, with the headers the call recorded.
             return this.rejections.write(request, response, context, failure) ? new ModelAndView() : null;
         }
         catch (IOException writeFailure) {

@@ -68,12 +68,23 @@ public class RateLimitFilter extends OncePerRequestFilter {
         this.charges = charges;
     }
 
+    /** The asynchronous dispatch writes the headers of what was decided on other threads meanwhile. */
+    @Override
+    protected boolean shouldNotFilterAsyncDispatch() {
+        return false;
+    }
+
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        if (isAsyncDispatch(request)) {
+            resume(request, response, chain);
+            return;
+        }
         HttpRateLimitContext context = new HttpRateLimitContext(request, response, this.headersOnAllowed,
                 this.rateLimiters::isShadow);
         request.setAttribute(HttpRateLimitContext.ATTRIBUTE, context);
+        context.servedBy(Thread.currentThread());
         RuleAdmission admitted;
         try {
             try {
@@ -98,14 +109,40 @@ public class RateLimitFilter extends OncePerRequestFilter {
             if (request.getAttribute(REJECTION_ATTRIBUTE) instanceof Throwable rejection) {
                 this.rejections.write(request, response, context, rejection);
             }
+            context.writePendingHeaders(response);
             settle(admitted, context, response, response.getStatus());
         }
         finally {
-            // Kept for an asynchronous dispatch, whose denial is written with this request's headers.
+            context.servedBy(null);
+            // Kept for an asynchronous dispatch, which writes the headers of decisions taken meanwhile.
             if (!request.isAsyncStarted()) {
                 request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
             }
             request.removeAttribute(REJECTION_ATTRIBUTE);
+        }
+    }
+
+    /**
+     * An asynchronous dispatch of a request the filter let through (a controller's
+     * {@code CompletableFuture}, {@code Mono} or coroutine completed): the headers of the decisions taken
+     * on other threads meanwhile are written here, on the container's thread, before the result is.
+     */
+    private void resume(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        if (!(request.getAttribute(HttpRateLimitContext.ATTRIBUTE) instanceof HttpRateLimitContext context)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        context.servedBy(Thread.currentThread());
+        try {
+            context.writePendingHeaders(response);
+            chain.doFilter(request, response);
+        }
+        finally {
+            context.servedBy(null);
+            if (!request.isAsyncStarted()) {
+                request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
+            }
         }
     }
 

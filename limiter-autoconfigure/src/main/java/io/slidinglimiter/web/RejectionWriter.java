@@ -54,7 +54,7 @@ final class RejectionWriter {
             }
             if (context != null) {
                 context.recordDenial(denied);
-                context.writeHeaders();
+                context.writeHeaders(response);
             }
             this.rejectionHandler.handle(request, response, denied);
         }

@@ -10,12 +10,20 @@ import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.stereotype.Service;
@@ -33,7 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * over real HTTP): an {@code @Async} bean method returning a {@code CompletableFuture}, decided on
  * the executor's thread, answers its 200s and its 429 with {@code RateLimit-Policy} and
  * {@code RateLimit}, as a method decided on the request's thread does; so does a {@code Mono} bean
- * method that a controller's {@code Mono} calls after a hop to Reactor's timer thread.
+ * method that a controller's {@code Mono} calls after a hop to Reactor's timer thread. Only the
+ * container's threads write them: a servlet response is not safe to share with the thread the
+ * decision ran on.
  */
 class ThreadHopHeadersHttpTests {
 
@@ -65,8 +75,7 @@ class ThreadHopHeadersHttpTests {
         HttpResponse<String> first = get(app, path);
         // What a failure needs to be read: every header of the answer, and each run of the method.
         Supplier<String> seen = () -> "first answer's headers " + first.headers().map()
-                + ", the method ran on " + app.getBean(Reports.class).threads() + ", the handler ran on "
-                + AsyncApplication.ReportController.CALLS;
+                + ", the method ran on " + app.getBean(Reports.class).threads();
         assertThat(first.statusCode()).as(seen).isEqualTo(200);
         assertThat(first.body()).isEqualTo(body);
         assertThat(first.headers().firstValue("RateLimit-Policy")).as(seen).hasValue("\"" + limit + "\";q=2;w=60");
@@ -81,6 +90,12 @@ class ThreadHopHeadersHttpTests {
         assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"" + limit + "\";q=2;w=60");
         assertThat(denied.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"" + limit + "\";r=0;t=");
         assertThat(denied.body()).contains("\"violated-policies\":[\"" + limit + "\"]");
+        // Only the container's threads wrote the response: written from the executor's thread while the
+        // container's thread wrote its own headers, Tomcat's headers were once corrupted (a
+        // NullPointerException in Response.setHeader) and the client sent its request again, which
+        // counted twice.
+        assertThat(app.getBean(HeaderWrites.class).threads()).as("threads that wrote a RateLimit header")
+                .isNotEmpty().allMatch((name) -> name.startsWith("http-nio-"), "a container's thread");
     }
 
     private HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
@@ -92,8 +107,18 @@ class ThreadHopHeadersHttpTests {
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     @EnableAsync
-    @Import({ OpenSecurity.class, Reports.class, AsyncApplication.ReportController.class })
+    @Import({ OpenSecurity.class, Reports.class, HeaderWrites.class, AsyncApplication.ReportController.class })
     static class AsyncApplication {
+
+        /** Outside every other filter: sees each header written on the response, from any thread. */
+        @Bean
+        FilterRegistrationBean<Filter> headerWritesFilter(HeaderWrites writes) {
+            FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>(
+                    (request, response, chain) -> chain.doFilter(request, writes.watch((HttpServletResponse) response)));
+            registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+            registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
+            return registration;
+        }
 
         @RestController
         static class ReportController {
@@ -104,12 +129,8 @@ class ThreadHopHeadersHttpTests {
                 this.reports = reports;
             }
 
-            static final java.util.Queue<String> CALLS = new java.util.concurrent.ConcurrentLinkedQueue<>();
-
             @GetMapping("/report")
-            CompletableFuture<String> report(jakarta.servlet.http.HttpServletRequest request) {
-                CALLS.add(Thread.currentThread().getName() + " " + request.getDispatcherType() + " "
-                        + System.identityHashCode(request) + " " + request.getHeader("Upgrade") + " " + request.getRemotePort());
+            CompletableFuture<String> report() {
                 return this.reports.build();
             }
 
@@ -118,6 +139,31 @@ class ThreadHopHeadersHttpTests {
                 return Mono.delay(Duration.ofMillis(5)).flatMap((tick) -> this.reports.later());
             }
 
+        }
+
+    }
+
+    /** The threads that wrote a {@code RateLimit} or {@code RateLimit-Policy} header. */
+    static class HeaderWrites {
+
+        private final java.util.Queue<String> threads = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        java.util.List<String> threads() {
+            return java.util.List.copyOf(this.threads);
+        }
+
+        HttpServletResponse watch(HttpServletResponse response) {
+            return new HttpServletResponseWrapper(response) {
+
+                @Override
+                public void setHeader(String name, String value) {
+                    if (name.startsWith("RateLimit")) {
+                        HeaderWrites.this.threads.add(Thread.currentThread().getName());
+                    }
+                    super.setHeader(name, value);
+                }
+
+            };
         }
 
     }
