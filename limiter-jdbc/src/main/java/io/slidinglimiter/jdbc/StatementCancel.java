@@ -28,19 +28,15 @@ final class StatementCancel {
      * Sends the cancel; a failure to send it is left to the watch, which aborts what did not end.
      * @param connection the statement's connection, as the pool handed it out
      * @param statement the statement
-     * @return whether the database took the cancel (PostgreSQL answered its request; another driver
-     * returned from its cancel)
      */
-    static boolean cancel(Connection connection, Statement statement) {
+    static void cancel(Connection connection, Statement statement) {
         try {
             if (!POSTGRESQL || !PostgresCancel.cancel(connection)) {
                 statement.cancel();
             }
-            return true;
         }
         catch (SQLException | RuntimeException ex) {
             // Ended meanwhile, or the server is out of reach: the watch aborts what did not end.
-            return false;
         }
     }
 

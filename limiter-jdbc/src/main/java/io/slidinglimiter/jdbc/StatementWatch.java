@@ -29,10 +29,10 @@ import java.util.concurrent.TimeUnit;
  * A statement given up on is first cancelled, on a thread of the watch's own ({@link StatementCancel}):
  * a database that is alive (slow, or busy with others) ends it at once with an error, its connection
  * intact, so the pool logs no broken connection for the limiter's patience. Only a statement the
- * cancel did not end in time has its connection aborted (within the timeout of sending it when the
- * database answered nothing, so that its callers soon follow the policy; four timeouts when it
- * answered others, or took the cancel, or when this JVM was slow to send it): the database answers
- * nothing, and that connection is broken indeed.
+ * cancel did not end in time (four timeouts after it was sent) has its connection aborted: the
+ * database answers nothing, and that connection is broken indeed. A database that answers nothing
+ * thus holds a caller up to five timeouts, until the breaker opens; a live one on a busy host keeps
+ * its connections.
  */
 final class StatementWatch implements AutoCloseable {
 
@@ -163,9 +163,7 @@ final class StatementWatch implements AutoCloseable {
         try {
             this.canceller.execute(() -> {
                 watched.cancelSentNanos = System.nanoTime();
-                if (StatementCancel.cancel(watched.connection, statement)) {
-                    watched.cancelTakenNanos = System.nanoTime();
-                }
+                StatementCancel.cancel(watched.connection, statement);
             });
         }
         catch (RejectedExecutionException ex) {
@@ -203,9 +201,6 @@ final class StatementWatch implements AutoCloseable {
         /** When the cancel's thread began to send the cancel; 0 before. */
         private volatile long cancelSentNanos;
 
-        /** When the database had taken the cancel (it answered the cancel's request); 0 before. */
-        private volatile long cancelTakenNanos;
-
         /**
          * Whether the watch gave it up (cancelled it, or aborted its connection): the database answered
          * nothing for the timeout, or it for max-wait.
@@ -224,23 +219,16 @@ final class StatementWatch implements AutoCloseable {
         }
 
         /**
-         * Whether the cancel did not end the statement in time, so that its connection is aborted. The
-         * time counts from what happened last: the database took the cancel (it is alive, the
-         * statement's error is on its way: four timeouts); the cancel was sent but not taken (the
-         * timeout while the database answered nothing, so that its callers soon follow the policy;
-         * four timeouts while it answered others); the cancel is not sent yet (this JVM's own delay, on a
-         * busy host or behind other cancels: four timeouts from giving up).
+         * Whether the cancel did not end the statement in time, so that its connection is aborted: four
+         * timeouts after the cancel was sent (or, while this JVM has not sent it yet, behind other
+         * cancels or on a busy host, after the statement was given up). A live database ends a
+         * cancelled statement at once, but its answer to the cancel, which opens a connection of its
+         * own, takes a while on a busy host: at a single timeout, connections of a live database
+         * were aborted and logged as broken.
          */
         boolean isOverdue(long now, long timeoutNanos) {
-            long taken = this.cancelTakenNanos;
-            if (taken != 0) {
-                return now - taken >= 4 * timeoutNanos;
-            }
             long sent = this.cancelSentNanos;
-            if (sent != 0) {
-                return now - sent >= (this.silent ? timeoutNanos : 4 * timeoutNanos);
-            }
-            return now - this.givenUpNanos >= 4 * timeoutNanos;
+            return now - ((sent != 0) ? sent : this.givenUpNanos) >= 4 * timeoutNanos;
         }
 
     }
