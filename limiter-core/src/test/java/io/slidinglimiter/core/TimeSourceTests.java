@@ -38,9 +38,14 @@ class TimeSourceTests {
         assertThat(ticking.currentTimeMillis()).as("not ticking: the clock itself").isEqualTo(1_000);
         ticking.startTicking();
         clock.advanceMillis(7);
-        assertThat(ticking.currentTimeMillis()).as("until the next tick").isEqualTo(1_000);
+        // Each read's path chosen here, not at random: one read in SAMPLED_READS goes to the clock, and a
+        // random one once read 1007 "until the next tick".
+        assertThat(ticking.readWhileTicking(false)).as("until the next tick").isEqualTo(1_000);
         assertThat(ticking.tick()).isTrue();
-        assertThat(ticking.currentTimeMillis()).isEqualTo(1_007);
+        assertThat(ticking.readWhileTicking(false)).isEqualTo(1_007);
+        clock.advanceMillis(2);
+        assertThat(ticking.readWhileTicking(true)).as("a sampled read: the clock itself").isEqualTo(1_009);
+        assertThat(ticking.readWhileTicking(false)).as("which raised what the others read").isEqualTo(1_009);
     }
 
     @Test
