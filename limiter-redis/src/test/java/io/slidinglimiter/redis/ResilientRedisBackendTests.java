@@ -145,6 +145,9 @@ class ResilientRedisBackendTests {
             throw new AssertionError("a thread was asked to wait for Redis");
         };
         List<LimitRequest> request = List.of(new LimitRequest(limit, "k", 1));
+        // Connected, its scripts loaded, before 200 calls are in flight at once: on a busy host the cold
+        // start alone once outlasted the timeout, the breaker opened and all 200 followed the policy.
+        awaitRedisDecides(backend, LimitDefinition.of("async-warm", 1_000, Duration.ofMinutes(1), 10));
         List<CompletableFuture<Decisions>> inFlight = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             inFlight.add(backend.tryAcquireAllAsync(request, refusing).toCompletableFuture());
