@@ -113,11 +113,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
             settle(admitted, context, response, response.getStatus());
         }
         finally {
-            context.servedBy(null);
-            // Kept for an asynchronous dispatch, which writes the headers of decisions taken meanwhile.
-            if (!request.isAsyncStarted()) {
-                request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
-            }
+            ended(request, context);
             request.removeAttribute(REJECTION_ATTRIBUTE);
         }
     }
@@ -139,10 +135,18 @@ public class RateLimitFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
         }
         finally {
-            context.servedBy(null);
-            if (!request.isAsyncStarted()) {
-                request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
-            }
+            ended(request, context);
+        }
+    }
+
+    /**
+     * A dispatch of the filter's ended: the context is kept for an asynchronous dispatch to come, which
+     * writes the headers of the decisions taken meanwhile.
+     */
+    private static void ended(HttpServletRequest request, HttpRateLimitContext context) {
+        context.servedBy(null);
+        if (!request.isAsyncStarted()) {
+            request.removeAttribute(HttpRateLimitContext.ATTRIBUTE);
         }
     }
 
