@@ -3,6 +3,7 @@ package io.slidinglimiter.failover;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -201,23 +202,11 @@ public final class Leases implements RemoteLeases {
             return null;
         }
         if (blocking == null) {
-            awaitBriefly(inFlight);
+            // Another thread's lease, which its runner's wait bounds.
+            awaitAll(List.of(inFlight));
             return CompletableFuture.completedFuture(new LeaseStep.Waited(admit(limit, key, cost)));
         }
         return inFlight.handle((ignored, failure) -> new LeaseStep.Waited(admit(limit, key, cost)));
-    }
-
-    /** Waits for another thread's lease, which its runner's wait bounds, and at most a lease's lifetime. */
-    private static void awaitBriefly(CompletableFuture<Void> inFlight) {
-        try {
-            inFlight.get(MAX_LEASE_MILLIS, TimeUnit.MILLISECONDS);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-        catch (ExecutionException | TimeoutException ex) {
-            // Decided on the server, as without leases.
-        }
     }
 
     /**
@@ -310,6 +299,9 @@ public final class Leases implements RemoteLeases {
             long sentAtMillis) {
         holder.statistics.leasesTaken.increment();
         if (holder.lease == lease && lease.joins(grant, limit, this.timeSource.currentTimeMillis())) {
+            if (this.closed) {
+                end(holder, lease);
+            }
             return;
         }
         replace(holder, limit, key, grant, grant.taken(), sentAtMillis);
@@ -321,6 +313,10 @@ public final class Leases implements RemoteLeases {
         endCurrent(holder);
         holder.lease = new HeldLease(limit, key, grant, spare, HeldLease.validUntil(grant, sentAtMillis),
                 grant.decision().remaining(), sentAtMillis + grant.decision().resetAfterMillis(), sentAtMillis);
+        if (this.closed) {
+            // Taken while this instance closed, after close() stopped waiting for it: nothing admits from it.
+            endCurrent(holder);
+        }
     }
 
     private void endCurrent(Holder holder) {
@@ -440,8 +436,9 @@ public final class Leases implements RemoteLeases {
     }
 
     /**
-     * Gives back every lease's rest, waiting at most a lease's lifetime for the server: an instance that
-     * stops leaves nothing counted that it did not admit.
+     * Gives back every lease's rest, waiting at most a lease's lifetime for the leases being taken and as
+     * long again for the server to take the rest back: an instance that stops leaves nothing counted
+     * that it did not admit.
      */
     @Override
     public void close() {
@@ -449,6 +446,8 @@ public final class Leases implements RemoteLeases {
         if (this.sweeper != null) {
             this.sweeper.shutdownNow();
         }
+        // Leases on their way land first (a slow server, a busy host): their permits are given back with the rest.
+        awaitAll(this.holders.values().stream().map((holder) -> holder.inFlight).filter(Objects::nonNull).toList());
         List<CompletableFuture<?>> pending = new ArrayList<>();
         for (Holder holder : this.holders.values()) {
             HeldLease lease = holder.lease;
@@ -456,8 +455,13 @@ public final class Leases implements RemoteLeases {
                 pending.add(end(holder, lease));
             }
         }
+        awaitAll(pending);
+    }
+
+    /** Waits at most a lease's lifetime for the server's replies. */
+    private static void awaitAll(List<? extends CompletableFuture<?>> replies) {
         try {
-            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(MAX_LEASE_MILLIS,
+            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(MAX_LEASE_MILLIS,
                     TimeUnit.MILLISECONDS);
         }
         catch (InterruptedException ex) {

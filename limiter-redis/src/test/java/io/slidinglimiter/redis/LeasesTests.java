@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 
@@ -33,6 +34,7 @@ import io.slidinglimiter.failover.LeaseState;
 import io.slidinglimiter.failover.Leases;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Leases against a real redis-server, on a schedule: every instance's clock and the scripts' time
@@ -229,6 +231,64 @@ class LeasesTests {
             assertThat(instance.status().leaseCounts("api").lost()).isEqualTo(left);
             assertThat(instance.status().leaseCounts("api").givenBack()).isZero();
         });
+    }
+
+    @Test
+    void aTopUpThatLandsWhileTheInstanceClosesIsGivenBackToo() throws InterruptedException {
+        LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
+        List<Runnable> held = new CopyOnWriteArrayList<>();
+        RedisBackend heldTopUps = RedisBackend.atTime(holdingTopUps(synchronous(lettuce), held),
+                new RedisKeys("limiter"), this.clock::currentTimeMillis);
+        ResilientRedisBackend instance = instance(heldTopUps, FailurePolicy.FAIL_OPEN);
+        lease(instance, limit, "closing");
+        long admitted = 2;
+        while (held.isEmpty()) {
+            assertThat(admitted).as("calls before a top-up").isLessThan(101);
+            assertThat(instance.tryAcquire(limit, "closing", 1).allowed()).isTrue();
+            admitted++;
+        }
+        // The server is slow to answer the top-up (a busy host): the instance closes meanwhile.
+        Thread closing = new Thread(instance::close, "closing");
+        closing.start();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(1))
+                .until(() -> closing.getState() == Thread.State.TIMED_WAITING
+                        || closing.getState() == Thread.State.TERMINATED);
+        held.get(0).run();
+        closing.join();
+        assertThat(redisAtTime().usage(limit, "closing").used()).as("counted in Redis once the instance closed")
+                .isEqualTo(admitted);
+        assertThat(instance.status().leaseCounts("api").lost()).isZero();
+    }
+
+    /** A runner whose background calls (top-ups) wait until the test runs them. */
+    private static RedisScriptRunner holdingTopUps(RedisScriptRunner runner, List<Runnable> held) {
+        return new RedisScriptRunner() {
+
+            @Override
+            public List<Long> run(byte[][] keys, byte[][] args) {
+                return runner.run(keys, args);
+            }
+
+            @Override
+            public CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
+                return runner.runLater(keys, args);
+            }
+
+            @Override
+            public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
+                CompletableFuture<List<Long>> reply = new CompletableFuture<>();
+                held.add(() -> runner.runAsync(keys, args, blocking).whenComplete((answer, failure) -> {
+                    if (failure != null) {
+                        reply.completeExceptionally(failure);
+                    }
+                    else {
+                        reply.complete(answer);
+                    }
+                }));
+                return reply;
+            }
+
+        };
     }
 
     /**
