@@ -179,7 +179,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
         private String limit;
 
-        private long reserve = 1000;
+        private long reserve = 1;
 
         private int order = Ordered.HIGHEST_PRECEDENCE + 1000;
 
@@ -206,7 +206,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
         /**
          * The tokens reserved before each call: at least that many must be left in the key's budget.
-         * A plan whose budget is smaller reserves at most its budget.
+         * A plan whose budget is smaller reserves at most its budget. By default 1.
          * @param reserve tokens, at least 1
          * @return this builder
          */

@@ -434,10 +434,11 @@ public class LimiterProperties {
         private String limit;
 
         /**
-         * Tokens reserved before each call: at least that many must be left in the key's budget; the
-         * call is then settled to the total tokens of its response.
+         * Tokens reserved before each call: at least that many must be left in the key's budget (by
+         * default 1: a call starts while any token is left); the call is then settled to the total
+         * tokens of its response.
          */
-        private long reserve = 1000;
+        private long reserve = 1;
 
         /**
          * SpEL giving a call's key (whose budget it spends) over #context, the call's advisor context,

@@ -124,6 +124,28 @@ class TokenBudgetAdvisorTests {
         }
     }
 
+    /**
+     * SPEC §5: a call reserves one token unless told otherwise, so a budget admits calls while any of
+     * it is left (with a reservation of 1 000, a user who spent 300 of 1 000 was refused).
+     */
+    @Test
+    void byDefaultACallReservesOneTokenSoTheBudgetAdmitsWhileAnyIsLeft() {
+        try (ConfigurableApplicationContext context = startWith(List.of("limiter.limits.llm-tokens.limit=1000",
+                "limiter.limits.llm-tokens.window=1m", "limiter.ai.token-budget.limit=llm-tokens"))) {
+            ChatClient configured = client(context);
+            for (int i = 0; i < 10; i++) {
+                assertThat(ask(configured, "frank")).isEqualTo("answer");
+            }
+            RateLimiters rateLimiters = context.getBean(RateLimiters.class);
+            assertThat(rateLimiters.usage("llm-tokens", "frank").used()).isEqualTo(300);
+            assertThat(ask(configured, "frank")).as("700 left").isEqualTo("answer");
+            ChatClient built = ChatClient.builder(context.getBean(FakeChatModel.class))
+                    .defaultAdvisors(TokenBudgetAdvisor.builder(rateLimiters).limit("llm-tokens").build()).build();
+            assertThat(ask(built, "frank")).as("the builder's default too, 670 left").isEqualTo("answer");
+            assertThat(rateLimiters.usage("llm-tokens", "frank").used()).isEqualTo(360);
+        }
+    }
+
     @Test
     void anUndefinedBudgetOrAReservationAboveItFailsTheStartNamingTheProperty() {
         Throwable undefined = catchThrowable(() -> start("local", "limiter.ai.token-budget.limit=nope").close());
@@ -153,6 +175,10 @@ class TokenBudgetAdvisorTests {
             properties.addAll(List.of(redis.limiterProperties()));
         }
         properties.addAll(List.of(more));
+        return startWith(properties);
+    }
+
+    private static ConfigurableApplicationContext startWith(List<String> properties) {
         return new SpringApplicationBuilder(AiApplication.class).web(WebApplicationType.NONE)
                 .properties(properties.toArray(String[]::new)).run();
     }
