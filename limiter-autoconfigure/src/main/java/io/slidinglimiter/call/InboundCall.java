@@ -17,7 +17,7 @@ public interface InboundCall {
      * The Reactor context key under which a servlet request's call travels with a {@code Mono} or
      * {@code suspend} handler's result ({@code io.slidinglimiter.web.HttpRateLimitContextAccessor}).
      */
-    String CARRIED_SERVLET_CALL = "io.slidinglimiter.web.HttpRateLimitContext";
+    String CARRIED_SERVLET_CALL = "sliding-limiter.servlet-call";
 
     /** @return the request: an {@code HttpServletRequest}, or in WebFlux a {@code ServerHttpRequest} */
     Object request();

@@ -1,9 +1,15 @@
 package io.slidinglimiter.structure;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +37,31 @@ class CallRoomsTests {
         assertThat(Rooms.reaches(this.arrows, "call", "autoconfigure")).as("call reaches autoconfigure").isFalse();
         for (String transport : TRANSPORTS) {
             assertThat(Rooms.reaches(this.arrows, "call", transport)).as("call reaches " + transport).isFalse();
+        }
+    }
+
+    /**
+     * What {@code jdeps} cannot see: a class named in a string (a reflective lookup, a condition, a
+     * context key spelling a class). The kernel, the interceptor and each transport name no class of
+     * another room of this module so.
+     */
+    @Test
+    void noRoomNamesAnotherRoomsClassInAString() throws IOException {
+        Path sources = Path.of("src/main/java/io/slidinglimiter");
+        Pattern named = Pattern.compile("\"io\\.slidinglimiter\\.([a-z.]+)\\.[A-Z]");
+        List<String> rooms = new ArrayList<>(List.of("call", "aop"));
+        rooms.addAll(TRANSPORTS);
+        for (String room : rooms) {
+            Path directory = sources.resolve(room.replace('.', '/'));
+            try (Stream<Path> files = Files.list(directory)) {
+                for (Path file : files.filter((path) -> path.toString().endsWith(".java")).toList()) {
+                    Matcher matcher = named.matcher(Files.readString(file));
+                    while (matcher.find()) {
+                        assertThat(matcher.group(1)).as(file + " names a class of another room in a string")
+                                .isEqualTo(room);
+                    }
+                }
+            }
         }
     }
 
