@@ -204,11 +204,13 @@ class JdbcFaultTests {
                 assertThat(timed(backend, limit, "held").allowed()).as("fail-closed while locked").isFalse();
             }
             assertThat(this.fallbacks.get()).isEqualTo(before + 5);
-            try (JdbcBackend raw = new JdbcBackend(this.database.pool, this.database.table, Duration.ofMillis(100))) {
+            // 400 ms: the lock wait's own error (after 300 ms) comes back long before the statement's watch
+            // gives up on the connection, on a busy host too (with 100 ms, a slow reply once found it aborted).
+            try (JdbcBackend raw = new JdbcBackend(this.database.pool, this.database.table, Duration.ofMillis(400))) {
                 // What the log names as the key's own failure: the lock, and what to do for a key this hot.
                 assertThatThrownBy(() -> raw.tryAcquire(limit, "held", 1)).isInstanceOf(JdbcBackendException.class)
                         .satisfies((ex) -> assertThat(((JdbcBackendException) ex).sqlState()).isEqualTo("55P03"))
-                        .hasRootCauseMessage("a row of this key was locked for longer than its 75 ms lock wait (three"
+                        .hasRootCauseMessage("a row of this key was locked for longer than its 300 ms lock wait (three"
                                 + " quarters of limiter.jdbc.timeout): by another session's open transaction, or by"
                                 + " this key's calls queueing for it (from several instances, or with"
                                 + " limiter.jdbc.batching off); a key that hot is decided in memory with lease:"
