@@ -237,7 +237,7 @@ class LeasesTests {
     void aTopUpThatLandsWhileTheInstanceClosesIsGivenBackToo() throws InterruptedException {
         LimitDefinition limit = LimitDefinition.of("api", 1000, Duration.ofSeconds(10), 10);
         List<Runnable> held = new CopyOnWriteArrayList<>();
-        RedisBackend heldTopUps = RedisBackend.atTime(holdingTopUps(synchronous(lettuce), held),
+        RedisBackend heldTopUps = RedisBackend.atTime(holdingTopUps(lettuce, held),
                 new RedisKeys("limiter"), this.clock::currentTimeMillis);
         ResilientRedisBackend instance = instance(heldTopUps, FailurePolicy.FAIL_OPEN);
         lease(instance, limit, "closing");
@@ -260,24 +260,14 @@ class LeasesTests {
         assertThat(instance.status().leaseCounts("api").lost()).isZero();
     }
 
-    /** A runner whose background calls (top-ups) wait until the test runs them. */
-    private static RedisScriptRunner holdingTopUps(RedisScriptRunner runner, List<Runnable> held) {
-        return new RedisScriptRunner() {
-
-            @Override
-            public List<Long> run(byte[][] keys, byte[][] args) {
-                return runner.run(keys, args);
-            }
-
-            @Override
-            public CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
-                return runner.runLater(keys, args);
-            }
+    /** The real runner, its top-ups held until the test runs them. */
+    private static RedisScriptRunner holdingTopUps(LettuceScriptRunner runner, List<Runnable> held) {
+        return new Synchronous(runner) {
 
             @Override
             public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
                 CompletableFuture<List<Long>> reply = new CompletableFuture<>();
-                held.add(() -> runner.runAsync(keys, args, blocking).whenComplete((answer, failure) -> {
+                held.add(() -> super.runAsync(keys, args, blocking).whenComplete((answer, failure) -> {
                     if (failure != null) {
                         reply.completeExceptionally(failure);
                     }
@@ -302,7 +292,7 @@ class LeasesTests {
         LettuceConnectionFactory factory = RedisExtension.connectionFactory(own.port());
         try {
             LettuceScriptRunner runner = new LettuceScriptRunner(factory, Duration.ofMillis(200), Duration.ofMillis(200));
-            RedisBackend redis = RedisBackend.atTime(synchronous(runner), new RedisKeys("limiter"),
+            RedisBackend redis = RedisBackend.atTime(new Synchronous(runner), new RedisKeys("limiter"),
                     this.clock::currentTimeMillis);
             test.accept(own, instance(redis, policy));
         }
@@ -482,7 +472,7 @@ class LeasesTests {
     }
 
     private RedisBackend redisAtTime() {
-        return RedisBackend.atTime(synchronous(lettuce), new RedisKeys("limiter"), this.clock::currentTimeMillis);
+        return RedisBackend.atTime(new Synchronous(lettuce), new RedisKeys("limiter"), this.clock::currentTimeMillis);
     }
 
     private ResilientRedisBackend instance() {
@@ -502,30 +492,34 @@ class LeasesTests {
     }
 
     /** The real runner, with its background calls (give-backs) run before the call returns. */
-    private static RedisScriptRunner synchronous(LettuceScriptRunner runner) {
-        return new RedisScriptRunner() {
+    private static class Synchronous implements RedisScriptRunner {
 
-            @Override
-            public List<Long> run(byte[][] keys, byte[][] args) {
-                return runner.run(keys, args);
+        private final LettuceScriptRunner runner;
+
+        Synchronous(LettuceScriptRunner runner) {
+            this.runner = runner;
+        }
+
+        @Override
+        public List<Long> run(byte[][] keys, byte[][] args) {
+            return this.runner.run(keys, args);
+        }
+
+        @Override
+        public CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
+            try {
+                return CompletableFuture.completedFuture(this.runner.run(keys, args));
             }
-
-            @Override
-            public CompletionStage<List<Long>> runLater(byte[][] keys, byte[][] args) {
-                try {
-                    return CompletableFuture.completedFuture(runner.run(keys, args));
-                }
-                catch (RuntimeException ex) {
-                    return CompletableFuture.failedFuture(ex);
-                }
+            catch (RuntimeException ex) {
+                return CompletableFuture.failedFuture(ex);
             }
+        }
 
-            @Override
-            public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
-                return runLater(keys, args).toCompletableFuture();
-            }
+        @Override
+        public CompletableFuture<List<Long>> runAsync(byte[][] keys, byte[][] args, Executor blocking) {
+            return runLater(keys, args).toCompletableFuture();
+        }
 
-        };
     }
 
 }
