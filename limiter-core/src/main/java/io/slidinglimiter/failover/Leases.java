@@ -299,9 +299,6 @@ public final class Leases implements RemoteLeases {
             long sentAtMillis) {
         holder.statistics.leasesTaken.increment();
         if (holder.lease == lease && lease.joins(grant, limit, this.timeSource.currentTimeMillis())) {
-            if (this.closed) {
-                end(holder, lease);
-            }
             return;
         }
         replace(holder, limit, key, grant, grant.taken(), sentAtMillis);
@@ -313,10 +310,6 @@ public final class Leases implements RemoteLeases {
         endCurrent(holder);
         holder.lease = new HeldLease(limit, key, grant, spare, HeldLease.validUntil(grant, sentAtMillis),
                 grant.decision().remaining(), sentAtMillis + grant.decision().resetAfterMillis(), sentAtMillis);
-        if (this.closed) {
-            // Taken while this instance closed, after close() stopped waiting for it: nothing admits from it.
-            endCurrent(holder);
-        }
     }
 
     private void endCurrent(Holder holder) {
@@ -326,7 +319,14 @@ public final class Leases implements RemoteLeases {
         }
     }
 
-    private static void released(Holder holder) {
+    /**
+     * Ends the taking of a key's next lease. What it brought once this instance closed is given back at
+     * once: close() gives back what had landed, and stops waiting for the rest after a lease's lifetime.
+     */
+    private void released(Holder holder) {
+        if (this.closed) {
+            endCurrent(holder);
+        }
         CompletableFuture<Void> inFlight = holder.inFlight;
         holder.inFlight = null;
         inFlight.complete(null);
